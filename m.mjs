@@ -1,0 +1,10 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+let t=Date.now();
+const db = await PGlite.create('memory://', { extensions: { vector } });
+console.log('mem open', Date.now()-t); t=Date.now();
+await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+const dump = await db.dumpDataDir('none');
+console.log('dump', Date.now()-t, dump.size); t=Date.now();
+const db2 = await PGlite.create({ loadDataDir: dump, extensions: { vector } });
+console.log('load', Date.now()-t);

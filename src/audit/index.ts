@@ -1,0 +1,1 @@
+export { type AuditEvent, type AuditInput, type AuditQuery, queryAudit, recordAudit } from './audit.ts';

@@ -1,0 +1,16 @@
+import { buildProgram } from './program.ts';
+
+// The composition root for the CLI: the only place (with src/main) that reads process.env.
+const program = buildProgram(process.env);
+program.exitOverride();
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  const e = err as { code?: string; exitCode?: number; message?: string };
+  if (e.code?.startsWith('commander.')) {
+    process.exitCode = e.exitCode ?? 2;
+  } else {
+    process.stderr.write(`atrium: ${e.message ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,1 @@
+export { type ConnectorListItem, listConnectors } from './store.ts';

@@ -1,0 +1,117 @@
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  createJsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { randomUUID } from 'node:crypto';
+import { Errors } from '../platform/errors.ts';
+import { VERSION } from '../platform/version.ts';
+import { authorize } from './auth.ts';
+import type { AppDeps } from './deps.ts';
+import { sendError } from './errors.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { registerRoutes } from './routes/index.ts';
+import { errorBody } from './schemas.ts';
+
+export type App = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  import('pino').Logger,
+  ZodTypeProvider
+>;
+
+const ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 429, 500] as const;
+
+/**
+ * Builds the Fastify app without listening: tests drive it with `app.inject()`,
+ * src/main calls `listen()`.
+ */
+export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics } = {}): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.log,
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    ajv: { customOptions: { coerceTypes: false } },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('principal', null);
+
+  const metrics = opts.metrics ?? createMetrics();
+  app.decorate('metrics', metrics);
+
+  // Every route states its permission; the OpenAPI document carries it and the standard error responses.
+  app.addHook('onRoute', (route) => {
+    const permission = route.config?.permission;
+    if (route.url.startsWith('/v1') && permission === undefined && !route.schema?.hide) {
+      throw new Error(`route ${route.method} ${route.url} declares no permission`);
+    }
+    route.schema = route.schema ?? {};
+    const schema = route.schema as Record<string, unknown>;
+    if (permission && permission !== 'public') {
+      schema.security = [{ bearerAuth: [] }, { sessionCookie: [] }];
+      schema['x-permission'] = permission;
+      const note = `Permission: \`${permission}\`.`;
+      schema.description = schema.description ? `${String(schema.description)}\n\n${note}` : note;
+    }
+    schema.response = schema.response ?? {};
+    const response = schema.response as Record<string, unknown>;
+    for (const status of ERROR_STATUSES) {
+      if (permission === 'public' && (status === 401 || status === 403 || status === 429)) continue;
+      response[status] ??= errorBody;
+    }
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Atrium API',
+        version: VERSION,
+        description: 'Enterprise knowledge service: connectors, federated search, MCP, SSO and embedding translation.',
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An Atrium API key (`atr_…`)' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'atrium_session' },
+        },
+      },
+    },
+    transform: createJsonSchemaTransform({ skipList: [] }),
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    await authorize(deps, request);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+  app.setNotFoundHandler((request, reply) => sendError(Errors.routeNotFound(request.method, request.url.split('?')[0] ?? ''), request, reply));
+
+  await registerRoutes(app, deps);
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics;
+  }
+}

@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import { authenticateKey, can, type Permission, type Principal } from '../access/index.ts';
+import { Errors } from '../platform/errors.ts';
+import type { AppDeps } from './deps.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The permission a route needs; `public` routes need no credential. Every route must declare one. */
+    permission?: Permission | 'public' | 'authenticated';
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** Reads `Authorization: Bearer <key>`; returns undefined when the header is absent. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1] ?? '';
+}
+
+export async function resolvePrincipal(deps: AppDeps, request: FastifyRequest): Promise<Principal | null> {
+  const token = bearerToken(request);
+  if (token !== undefined) {
+    // A presented but invalid bearer is a 401 even if a session cookie is also present.
+    return token ? authenticateKey(deps.db, token) : null;
+  }
+  for (const authenticate of deps.authenticators ?? []) {
+    const p = await authenticate(request);
+    if (p) return p;
+  }
+  return null;
+}
+
+/** The route-level check: 401 without a valid credential, 403 without the permission, 429 over the rate. */
+export async function authorize(deps: AppDeps, request: FastifyRequest): Promise<void> {
+  const needed = request.routeOptions.config.permission;
+  if (needed === 'public') return;
+  if (needed === undefined) throw Errors.internal(new Error(`route ${request.routeOptions.url} declares no permission`));
+  const principal = await resolvePrincipal(deps, request);
+  if (!principal) throw Errors.unauthenticated();
+  request.principal = principal;
+  const wait = deps.rateLimiter.take(`${principal.kind}:${principal.id}`, deps.clock.now().getTime());
+  if (wait > 0) throw Errors.rateLimited(wait);
+  if (needed !== 'authenticated' && !can(principal, needed)) throw Errors.forbidden(needed);
+}
+
+/** The principal of an authorized request; routes call this instead of reading the field. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw Errors.unauthenticated();
+  return request.principal;
+}

@@ -1,0 +1,26 @@
+import type { Logger } from 'pino';
+import type { RateLimiter } from '../access/index.ts';
+import type { Principal } from '../access/index.ts';
+import type { Config } from '../config/index.ts';
+import type { DatabaseExecutor } from '../platform/db/index.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { FastifyRequest } from 'fastify';
+
+/** Resolves a non-API-key credential (an SSO session cookie) to a principal, or null. */
+export type RequestAuthenticator = (request: FastifyRequest) => Promise<Principal | null>;
+
+/**
+ * Everything the HTTP layer needs, composed once in src/main. Capabilities add their services here
+ * as optional fields so tests can build an app with only what they exercise.
+ */
+export interface AppDeps {
+  readonly config: Config;
+  readonly db: DatabaseExecutor;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly secrets: SecretBox;
+  readonly rateLimiter: RateLimiter;
+  /** Tried in order after the bearer API key; the SSO capability adds its session authenticator. */
+  readonly authenticators?: readonly RequestAuthenticator[];
+}

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+export const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string().describe('stable machine-readable error code'),
+      message: z.string().describe('what went wrong and what to do about it'),
+      details: z.unknown().optional(),
+    }),
+  })
+  .describe('The error shape of every endpoint');
+
+export const isoTimestamp = z.string().describe('ISO 8601 UTC timestamp');

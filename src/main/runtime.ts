@@ -1,0 +1,65 @@
+import { createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
+import type { Config } from '../config/index.ts';
+import { type App, type AppDeps, buildApp, createMetrics } from '../http/index.ts';
+import { systemClock, type Clock } from '../platform/clock.ts';
+import { type DatabaseExecutor, migrate, openPglite, openPostgres } from '../platform/db/index.ts';
+import { createWorker, type JobHandler, type Worker } from '../platform/jobs/index.ts';
+import type { Logger } from '../platform/log.ts';
+import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
+
+export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, log);
+  return openPglite(config.dataDir);
+}
+
+export interface Runtime {
+  readonly deps: AppDeps;
+  readonly app: App;
+  readonly worker: Worker;
+  close(): Promise<void>;
+}
+
+/** Opens storage, migrates, composes every capability, and returns the un-listened app and the worker. */
+export async function createRuntime(config: Config, log: Logger, opts: { clock?: Clock; db?: DatabaseExecutor } = {}): Promise<Runtime> {
+  const db = opts.db ?? (await openDatabase(config, log));
+  try {
+    await migrate(db, log);
+    if (config.adminApiKey) await upsertBootstrapKey(db, config.adminApiKey);
+    const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
+    const deps: AppDeps = {
+      config,
+      db,
+      log,
+      clock: opts.clock ?? systemClock,
+      secrets: createSecretBox(secretKey),
+      rateLimiter: createTokenBucketLimiter(config.rateLimit),
+    };
+    const metrics = createMetrics({ defaultMetrics: true });
+    const app = await buildApp(deps, { metrics });
+    const handlers = new Map<string, JobHandler>();
+    const worker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
+    metrics.gauge('atrium_jobs', 'Jobs by kind and status', ['kind', 'status'], async (g) => {
+      g.reset();
+      const r = await db.query<{ kind: string; status: string; n: number }>(
+        'SELECT kind, status, count(*)::int AS n FROM jobs GROUP BY kind, status',
+      );
+      for (const row of r.rows) g.set({ kind: row.kind, status: row.status }, row.n);
+    });
+    let closed = false;
+    return {
+      deps,
+      app,
+      worker,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await worker.stop();
+        await app.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,47 @@
+import type { Config } from '../config/index.ts';
+import type { Logger } from '../platform/log.ts';
+import { createRuntime } from './runtime.ts';
+
+/**
+ * `atrium serve`: role `all` (embedded default) serves HTTP and runs the worker in one process;
+ * `api` only serves; `worker` only runs jobs (production, against PostgreSQL).
+ */
+export async function serve(config: Config, log: Logger): Promise<void> {
+  if (config.storage === 'pglite' && config.role !== 'all') {
+    throw new Error(`ATRIUM_ROLE=${config.role} needs DATABASE_URL: embedded storage is one process`);
+  }
+  const started = Date.now();
+  const rt = await createRuntime(config, log);
+  if (config.role !== 'worker') {
+    await rt.app.listen({ host: config.host, port: config.port });
+  } else {
+    await rt.app.ready();
+  }
+  if (config.role !== 'api') rt.worker.start();
+  log.info(
+    { role: config.role, storage: config.storage, url: config.publicUrl, dataDir: config.storage === 'pglite' ? config.dataDir : undefined, startupMs: Date.now() - started },
+    'atrium started',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      log.error('shutdown took longer than 20 s; exiting');
+      process.exit(1);
+    }, 20_000);
+    force.unref();
+    try {
+      await rt.close();
+      log.info('stopped cleanly');
+      process.exitCode = 0;
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exitCode = 1;
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}

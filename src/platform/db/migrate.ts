@@ -1,0 +1,69 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import type { DatabaseExecutor } from './executor.ts';
+
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
+
+/** A migration whose first line is this marker runs only where pgvector is enabled (and later, once it is). */
+const REQUIRES_VECTOR = '-- atrium:requires vector';
+const LOCK_KEY = 4_242_001;
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+  readonly requiresVector: boolean;
+}
+
+export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await fs.readdir(dir)).filter((f) => /^\d{3,}_[a-z0-9_.-]+\.sql$/.test(f)).sort();
+  const out: Migration[] = [];
+  for (const file of files) {
+    const sql = await fs.readFile(path.join(dir, file), 'utf8');
+    out.push({
+      version: Number(file.slice(0, file.indexOf('_'))),
+      name: file.replace(/\.sql$/, ''),
+      sql,
+      requiresVector: sql.trimStart().startsWith(REQUIRES_VECTOR),
+    });
+  }
+  const seen = new Set<string>();
+  for (const m of out) {
+    if (seen.has(m.name)) throw new Error(`duplicate migration ${m.name}`);
+    seen.add(m.name);
+  }
+  return out;
+}
+
+/**
+ * Applies pending migrations in file order, each in its own transaction under an advisory lock,
+ * so several processes starting at once against one PostgreSQL apply each migration exactly once.
+ */
+export async function migrate(db: DatabaseExecutor, log: Logger, dir = MIGRATIONS_DIR): Promise<string[]> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  });
+  const applied: string[] = [];
+  for (const m of await readMigrations(dir)) {
+    if (m.requiresVector && !db.hasVector) continue;
+    const didApply = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [m.name]);
+      if (done.rows.length > 0) return false;
+      await tx.exec(m.sql);
+      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [m.name]);
+      return true;
+    });
+    if (didApply) {
+      applied.push(m.name);
+      log.info({ migration: m.name }, 'migration applied');
+    }
+  }
+  return applied;
+}

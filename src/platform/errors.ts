@@ -1,0 +1,60 @@
+/** The one error type that reaches a wire. `code` is stable; `message` tells the user what to do. */
+export class AppError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    opts: { details?: unknown; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message, { cause: opts.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = status;
+    this.details = opts.details;
+    this.headers = opts.headers ?? {};
+  }
+}
+
+export interface FieldProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export const Errors = {
+  validation: (message: string, problems?: readonly FieldProblem[]) =>
+    new AppError('invalid_request', 400, message, { details: problems ? { problems } : undefined }),
+  malformedJson: (message: string) => new AppError('malformed_json', 400, `request body is not valid JSON: ${message}`),
+  unauthenticated: (message = 'missing or invalid API key: send Authorization: Bearer <API_KEY>') =>
+    new AppError('unauthenticated', 401, message),
+  forbidden: (permission: string) =>
+    new AppError('permission_denied', 403, `this credential lacks the '${permission}' permission`, {
+      details: { required_permission: permission },
+    }),
+  notFound: (kind: string, id?: string) =>
+    new AppError('not_found', 404, id === undefined ? `${kind} not found` : `${kind} '${id}' not found`, {
+      details: id === undefined ? { kind } : { kind, id },
+    }),
+  routeNotFound: (method: string, url: string) => new AppError('route_not_found', 404, `no route ${method} ${url}`),
+  conflict: (message: string, details?: unknown) => new AppError('conflict', 409, message, { details }),
+  payloadTooLarge: (message: string) => new AppError('payload_too_large', 413, message),
+  unsupportedMediaType: (type: string) =>
+    new AppError('unsupported_media_type', 415, `content type '${type}' is not supported: send application/json`),
+  unprocessable: (code: string, message: string, details?: unknown) => new AppError(code, 422, message, { details }),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError('rate_limited', 429, `rate limit exceeded: retry after ${retryAfterSeconds} s`, {
+      details: { retry_after_seconds: retryAfterSeconds },
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  internal: (cause?: unknown) => new AppError('internal_error', 500, 'internal server error', { cause }),
+  unavailable: (message: string) => new AppError('service_unavailable', 503, message),
+  timeout: (message: string) => new AppError('timeout', 504, message),
+} as const;
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

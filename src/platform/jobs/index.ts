@@ -1,0 +1,11 @@
+export { cancelJobs, type EnqueueInput, enqueueJob, getJob, type Job, type JobStatus, rowToJob } from './queue.ts';
+export {
+  backoffMs,
+  createWorker,
+  type JobContext,
+  type JobHandler,
+  NonRetriableError,
+  RetryAfterError,
+  type Worker,
+  type WorkerOptions,
+} from './worker.ts';

@@ -1,0 +1,53 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * AES-256-GCM for secrets at rest (connector credentials, OAuth tokens, OIDC client secrets).
+ * Ciphertext format: `v1:<iv b64>:<tag b64>:<data b64>`. The key derives from ATRIUM_SECRET_KEY.
+ */
+export interface SecretBox {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+export function createSecretBox(secret: string): SecretBox {
+  const key = createHash('sha256').update(`atrium-secret-box:${secret}`).digest();
+  return {
+    seal(plaintext) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return `v1:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${data.toString('base64')}`;
+    },
+    open(sealed) {
+      const [v, iv, tag, data] = sealed.split(':');
+      if (v !== 'v1' || iv === undefined || tag === undefined || data === undefined) {
+        throw new Error('sealed secret has an unknown format');
+      }
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/**
+ * Returns ATRIUM_SECRET_KEY, or the key stored in `<dataDir>/secret.key` (created with mode 0600 on first
+ * start). Production deployments with several processes must set ATRIUM_SECRET_KEY explicitly.
+ */
+export async function resolveSecretKey(configured: string | undefined, dataDir: string): Promise<string> {
+  if (configured) return configured;
+  const file = path.join(dataDir, 'secret.key');
+  try {
+    return (await fs.readFile(file, 'utf8')).trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await fs.mkdir(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  await fs.writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  return (await fs.readFile(file, 'utf8')).trim();
+}
