@@ -1,0 +1,20 @@
+/**
+ * An embedding model. Every stored vector records the `id` of the provider that made it, so the
+ * federated query can detect a model mismatch and translate (vec2vec).
+ */
+export interface EmbeddingProvider {
+  /** Stable model id, e.g. `builtin/glove-100d`, `builtin/use-lite-512d`, `openai/text-embedding-3-small`. */
+  readonly id: string;
+  readonly dimensions: number;
+  /** One L2-normalized vector per text, in order. Honours `signal` between batches. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Releases worker threads or native sessions. */
+  close?(): Promise<void>;
+}
+
+/** The models this instance can use; one of them is the default for new documents and queries. */
+export interface EmbeddingRegistry {
+  readonly defaultId: string;
+  get(id: string): EmbeddingProvider | undefined;
+  list(): readonly EmbeddingProvider[];
+}
