@@ -1,0 +1,103 @@
+import type { EmbeddingProvider } from '../embeddings/provider.ts';
+import { type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
+import type { DocumentsDeps } from './types.ts';
+import { ensureVectorIndex, writeChunkVectors } from './vectors.ts';
+
+export const EMBED_JOB_KIND = 'documents.embed';
+
+export interface EmbedProgress {
+  readonly done: number;
+  readonly total: number;
+}
+
+export function resolveProvider(deps: Pick<DocumentsDeps, 'embeddings'>, model?: string | null): EmbeddingProvider {
+  const reg = deps.embeddings;
+  if (!reg) throw new NonRetriableError('no embedding models are configured');
+  const id = model ?? reg.defaultId;
+  const p = reg.get(id);
+  if (!p) throw new NonRetriableError(`unknown embedding model '${id}'`);
+  return p;
+}
+
+/** The text a chunk is embedded from: its document title gives short passages their context. */
+export function embeddingText(title: string, content: string): string {
+  const t = title.trim();
+  return t && !content.startsWith(t) ? `${t}\n\n${content}` : content;
+}
+
+/**
+ * Embeds the tenant's chunks that have no vector yet (optionally only those of `documentIds`),
+ * in batches, outside any transaction; marks each fully embedded document with the model id.
+ * Safe to run twice: a chunk replaced meanwhile is simply not found.
+ */
+export async function embedPendingChunks(
+  deps: DocumentsDeps,
+  input: {
+    tenantId: string;
+    documentIds?: readonly string[];
+    model?: string | null;
+    batchSize?: number;
+    signal?: AbortSignal;
+    onProgress?: (p: EmbedProgress) => Promise<void> | void;
+  },
+): Promise<{ embedded: number; model: string }> {
+  const { db } = deps;
+  const provider = resolveProvider(deps, input.model);
+  await ensureVectorIndex(db, provider.id, provider.dimensions);
+  const docFilter = input.documentIds ? 'AND c.document_id = ANY($2::text[])' : '';
+  const params: unknown[] = input.documentIds ? [input.tenantId, [...input.documentIds]] : [input.tenantId];
+  const total = Number(
+    (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks c WHERE c.tenant_id = $1 AND c.embedding_model IS NULL ${docFilter}`, params))
+      .rows[0]?.n ?? 0,
+  );
+  const batchSize = input.batchSize ?? 128;
+  let after = '';
+  let done = 0;
+  const touched = new Set<string>();
+  for (;;) {
+    input.signal?.throwIfAborted();
+    const rows = await db.query<{ id: string; document_id: string; content: string; title: string }>(
+      `SELECT c.id, c.document_id, c.content, d.title FROM chunks c JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
+       WHERE c.tenant_id = $1 AND c.embedding_model IS NULL ${docFilter} AND c.id > $${params.length + 1}
+       ORDER BY c.id LIMIT ${batchSize}`,
+      [...params, after],
+    );
+    if (rows.rows.length === 0) break;
+    after = rows.rows[rows.rows.length - 1]?.id ?? after;
+    const vectors = await provider.embed(
+      rows.rows.map((r) => embeddingText(r.title, r.content)),
+      input.signal,
+    );
+    if (vectors.length !== rows.rows.length) throw new Error(`model ${provider.id} returned ${vectors.length} vectors for ${rows.rows.length} texts`);
+    await writeChunkVectors(db, db.hasVector, input.tenantId, provider.id, rows.rows.map((r) => r.id), vectors);
+    for (const r of rows.rows) touched.add(r.document_id);
+    done += rows.rows.length;
+    await input.onProgress?.({ done, total: Math.max(total, done) });
+  }
+  if (touched.size) {
+    await db.query(
+      `UPDATE documents d SET embedding_model = $2
+       WHERE d.tenant_id = $1 AND d.id = ANY($3::text[])
+         AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id AND c.embedding_model IS NULL)`,
+      [input.tenantId, provider.id, [...touched]],
+    );
+  }
+  return { embedded: done, model: provider.id };
+}
+
+/** The `documents.embed` job: vectors for the documents of one upsert, with progress and checkpoints. */
+export function embedJobHandler(deps: DocumentsDeps): JobHandler {
+  return async (ctx) => {
+    const payload = ctx.job.payload as { documentIds?: unknown; model?: unknown };
+    const documentIds = Array.isArray(payload.documentIds) ? payload.documentIds.filter((x): x is string => typeof x === 'string') : undefined;
+    const model = typeof payload.model === 'string' ? payload.model : null;
+    const out = await embedPendingChunks(deps, {
+      tenantId: ctx.job.tenantId,
+      documentIds,
+      model,
+      signal: ctx.signal,
+      onProgress: (p) => ctx.progress(p.total ? p.done / p.total : 1, { done: p.done, total: p.total }),
+    });
+    return out;
+  };
+}

@@ -1,0 +1,237 @@
+import { newId } from '../platform/ids.ts';
+import type { Queryable } from '../platform/db/index.ts';
+import { chunkDocument } from './chunker.ts';
+import { contentHash, fieldsHash } from './hash.ts';
+import { resolveSettings } from './settings.ts';
+import { addTermStats, lockTenantStats, removeTermStats } from './stats.ts';
+import type { DocumentInput, DocumentsDeps, StoredDocument } from './types.ts';
+
+export interface UpsertCore {
+  readonly added: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly documents: { id: string; external_id: string }[];
+  /** Documents whose chunks were (re)written and so need vectors. */
+  readonly reindexed: string[];
+}
+
+interface Prepared {
+  readonly input: DocumentInput;
+  readonly contentHash: string;
+  readonly fieldsHash: string;
+}
+
+/**
+ * Stores a batch idempotently on (tenant, connector, external_id): unchanged documents cost one
+ * lookup, metadata-only changes update the row, content changes replace the chunks atomically.
+ */
+export async function storeDocuments(
+  deps: DocumentsDeps,
+  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[] },
+): Promise<UpsertCore> {
+  const { db } = deps;
+  const settings = resolveSettings(deps);
+  const { tenantId, connectorId } = input;
+  // Last occurrence of a repeated external_id wins, as if the batch were applied in order.
+  const byExt = new Map<string, Prepared>();
+  for (const d of input.documents) byExt.set(d.external_id, { input: d, contentHash: contentHash(d), fieldsHash: fieldsHash(d) });
+  const prepared = [...byExt.values()];
+  if (prepared.length === 0) return { added: 0, updated: 0, unchanged: 0, documents: [], reindexed: [] };
+
+  const existing = await db.query<{ id: string; external_id: string; content_hash: string; fields_hash: string }>(
+    `SELECT id, external_id, content_hash, fields_hash FROM documents
+     WHERE tenant_id = $1 AND source_node = $2 AND external_id = ANY($3::text[])`,
+    [tenantId, connectorId, prepared.map((p) => p.input.external_id)],
+  );
+  const old = new Map(existing.rows.map((r) => [r.external_id, r]));
+  const unchangedDocs: { id: string; external_id: string }[] = [];
+  const toWrite: Prepared[] = [];
+  for (const p of prepared) {
+    const o = old.get(p.input.external_id);
+    if (o && o.content_hash === p.contentHash && o.fields_hash === p.fieldsHash) unchangedDocs.push({ id: o.id, external_id: o.external_id });
+    else toWrite.push(p);
+  }
+  if (toWrite.length === 0) return { added: 0, updated: 0, unchanged: unchangedDocs.length, documents: unchangedDocs, reindexed: [] };
+
+  // Chunking is CPU work: do it before the transaction.
+  const needsChunks = toWrite.filter((p) => old.get(p.input.external_id)?.content_hash !== p.contentHash);
+  const chunked = new Map(needsChunks.map((p) => [p.input.external_id, chunkDocument(
+    { title: p.input.title, content: p.input.content, document_type: p.input.document_type },
+    { maxChars: settings.chunkMaxChars, overlapChars: settings.chunkOverlapChars },
+  )]));
+
+  return db.transaction(async (tx) => {
+    await lockTenantStats(tx, tenantId);
+    const replacedIds = needsChunks.map((p) => old.get(p.input.external_id)?.id).filter((id): id is string => id !== undefined);
+    if (replacedIds.length) {
+      await removeTermStats(tx, tenantId, replacedIds);
+      await tx.query('DELETE FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[])', [tenantId, replacedIds]);
+    }
+    const written = await upsertRows(tx, tenantId, connectorId, toWrite, new Set(chunked.keys()));
+    const idByExt = new Map(written.map((w) => [w.external_id, w.id]));
+    const chunkRows = { id: [] as string[], doc: [] as string[], ord: [] as number[], content: [] as string[], heading: [] as (string | null)[], title: [] as string[] };
+    const reindexed: string[] = [];
+    for (const p of needsChunks) {
+      const docId = idByExt.get(p.input.external_id);
+      if (!docId) continue;
+      reindexed.push(docId);
+      for (const c of chunked.get(p.input.external_id) ?? []) {
+        chunkRows.id.push(newId('chk'));
+        chunkRows.doc.push(docId);
+        chunkRows.ord.push(c.ordinal);
+        chunkRows.content.push(c.content);
+        chunkRows.heading.push(c.heading);
+        chunkRows.title.push(p.input.title);
+      }
+    }
+    if (chunkRows.id.length) {
+      await tx.query(
+        `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, length)
+         SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, v.fts,
+                (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.fts) u)
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(id, doc, ord, content, heading, title)
+         CROSS JOIN LATERAL (
+           SELECT setweight(to_tsvector($8::regconfig, x.title), 'A') || to_tsvector($8::regconfig, x.content) AS fts
+         ) v`,
+        [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.title, settings.ftsLanguage],
+      );
+      await addTermStats(tx, tenantId, reindexed);
+    }
+    const added = written.filter((w) => !old.has(w.external_id)).length;
+    return {
+      added,
+      updated: written.length - added,
+      unchanged: unchangedDocs.length,
+      documents: [...unchangedDocs, ...written],
+      reindexed,
+    };
+  });
+}
+
+async function upsertRows(
+  tx: Queryable,
+  tenantId: string,
+  connectorId: string,
+  docs: readonly Prepared[],
+  rechunked: ReadonlySet<string>,
+): Promise<{ id: string; external_id: string }[]> {
+  const col = <T>(f: (p: Prepared) => T) => docs.map(f);
+  const r = await tx.query<{ id: string; external_id: string }>(
+    `INSERT INTO documents (id, tenant_id, source_node, external_id, title, content, url, author, document_type,
+                            created_at, updated_at, metadata, acl, content_hash, fields_hash, embedding_model, ingested_at)
+     SELECT x.id, $1, $2, x.ext, x.title, x.content, x.url, x.author, coalesce(x.dtype, 'page'),
+            x.created::timestamptz, x.updated::timestamptz, coalesce(x.meta::jsonb, '{}'::jsonb), x.acl::jsonb, x.chash, x.fhash, NULL, now()
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+                 $12::text[], $13::text[], $14::text[], $15::text[], $16::bool[])
+       AS x(id, ext, title, content, url, author, dtype, created, updated, meta, acl, chash, fhash, rechunk)
+     ON CONFLICT (tenant_id, source_node, external_id) DO UPDATE SET
+       title = excluded.title, content = excluded.content, url = excluded.url, author = excluded.author,
+       document_type = excluded.document_type, created_at = excluded.created_at, updated_at = excluded.updated_at,
+       metadata = excluded.metadata, acl = excluded.acl, content_hash = excluded.content_hash,
+       fields_hash = excluded.fields_hash, ingested_at = now(),
+       embedding_model = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.embedding_model ELSE NULL END
+     RETURNING id, external_id`,
+    [
+      tenantId,
+      connectorId,
+      col(() => newId('doc')),
+      col((p) => p.input.external_id),
+      col((p) => p.input.title),
+      col((p) => p.input.content),
+      col((p) => p.input.url ?? null),
+      col((p) => p.input.author ?? null),
+      col((p) => p.input.document_type ?? null),
+      col((p) => p.input.created_at ?? null),
+      col((p) => p.input.updated_at ?? null),
+      col((p) => JSON.stringify(p.input.metadata ?? {})),
+      col((p) => (p.input.acl === undefined || p.input.acl === null ? null : JSON.stringify(p.input.acl))),
+      col((p) => p.contentHash),
+      col((p) => p.fieldsHash),
+      col((p) => rechunked.has(p.input.external_id)),
+    ],
+  );
+  return r.rows;
+}
+
+/** Deletes documents by external id; their chunks and vectors go with them (ON DELETE CASCADE). */
+export async function deleteDocuments(
+  deps: Pick<DocumentsDeps, 'db'>,
+  input: { tenantId: string; connectorId: string; externalIds: readonly string[] },
+): Promise<{ deleted: number }> {
+  if (input.externalIds.length === 0) return { deleted: 0 };
+  return deleteWhere(deps, input.tenantId, 'source_node = $2 AND external_id = ANY($3::text[])', [input.connectorId, [...input.externalIds]]);
+}
+
+/** Deletes every document of a connector (connector removal, full resync from scratch). */
+export async function deleteConnectorDocuments(
+  deps: Pick<DocumentsDeps, 'db'>,
+  input: { tenantId: string; connectorId: string },
+): Promise<{ deleted: number }> {
+  return deleteWhere(deps, input.tenantId, 'source_node = $2', [input.connectorId]);
+}
+
+async function deleteWhere(deps: Pick<DocumentsDeps, 'db'>, tenantId: string, where: string, params: unknown[]): Promise<{ deleted: number }> {
+  return deps.db.transaction(async (tx) => {
+    await lockTenantStats(tx, tenantId);
+    const ids = await tx.query<{ id: string }>(`SELECT id FROM documents WHERE tenant_id = $1 AND ${where}`, [tenantId, ...params]);
+    const docIds = ids.rows.map((r) => r.id);
+    if (docIds.length === 0) return { deleted: 0 };
+    await removeTermStats(tx, tenantId, docIds);
+    const r = await tx.query('DELETE FROM documents WHERE tenant_id = $1 AND id = ANY($2::text[])', [tenantId, docIds]);
+    return { deleted: r.affectedRows };
+  });
+}
+
+export async function listExternalIds(db: Queryable, tenantId: string, connectorId: string): Promise<string[]> {
+  const r = await db.query<{ external_id: string }>(
+    'SELECT external_id FROM documents WHERE tenant_id = $1 AND source_node = $2 ORDER BY external_id',
+    [tenantId, connectorId],
+  );
+  return r.rows.map((row) => row.external_id);
+}
+
+export async function countDocuments(db: Queryable, tenantId: string, connectorId?: string): Promise<number> {
+  const r = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM documents WHERE tenant_id = $1 AND ($2::text IS NULL OR source_node = $2)',
+    [tenantId, connectorId ?? null],
+  );
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
+
+export function rowToDocument(row: Record<string, unknown>): StoredDocument {
+  return {
+    id: String(row.id),
+    tenant_id: String(row.tenant_id),
+    source_node: String(row.source_node),
+    connector_type: (row.connector_type as string | null) ?? null,
+    external_id: String(row.external_id),
+    title: String(row.title),
+    content: String(row.content),
+    url: (row.url as string | null) ?? null,
+    author: (row.author as string | null) ?? null,
+    document_type: String(row.document_type),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    metadata: (row.metadata as Record<string, unknown> | null) ?? {},
+    acl: row.acl ?? null,
+    content_hash: String(row.content_hash),
+    embedding_model: (row.embedding_model as string | null) ?? null,
+    ingested_at: iso(row.ingested_at) ?? '',
+    chunk_count: Number(row.chunk_count ?? 0),
+  };
+}
+
+/** One document of the tenant, or null (never another tenant's). */
+export async function getDocument(db: Queryable, tenantId: string, documentId: string): Promise<StoredDocument | null> {
+  const r = await db.query<Record<string, unknown>>(
+    `SELECT d.*, c.connector_type,
+            (SELECT count(*)::int FROM chunks k WHERE k.tenant_id = d.tenant_id AND k.document_id = d.id) AS chunk_count
+     FROM documents d LEFT JOIN connectors c ON c.id = d.source_node AND c.tenant_id = d.tenant_id
+     WHERE d.tenant_id = $1 AND d.id = $2`,
+    [tenantId, documentId],
+  );
+  const row = r.rows[0];
+  return row ? rowToDocument(row) : null;
+}

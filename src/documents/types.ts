@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import type { EmbeddingRegistry } from '../embeddings/provider.ts';
+import type { DatabaseExecutor } from '../platform/db/index.ts';
+import type { Logger } from '../platform/log.ts';
+
+/** At most this many documents in one push request (413 above). */
+export const MAX_BATCH_DOCUMENTS = 1000;
+
+const isoDate = z.iso.datetime({ offset: true });
+
+/** One document as a source hands it over; `external_id` is the source's own id (upsert key). */
+export const documentInputSchema = z.object({
+  external_id: z.string().min(1).max(512),
+  title: z.string().max(2000),
+  content: z.string().max(5_000_000),
+  url: z.string().max(4000).nullish(),
+  author: z.string().max(512).nullish(),
+  document_type: z.string().min(1).max(64).nullish(),
+  created_at: isoDate.nullish(),
+  updated_at: isoDate.nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+  acl: z.unknown().optional(),
+});
+export type DocumentInput = z.infer<typeof documentInputSchema>;
+
+/** A stored document, as `GET /v1/documents/{id}` returns it. */
+export interface StoredDocument {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly source_node: string;
+  readonly connector_type: string | null;
+  readonly external_id: string;
+  readonly title: string;
+  readonly content: string;
+  readonly url: string | null;
+  readonly author: string | null;
+  readonly document_type: string;
+  readonly created_at: string | null;
+  readonly updated_at: string | null;
+  readonly metadata: Record<string, unknown>;
+  readonly acl: unknown;
+  readonly content_hash: string;
+  readonly embedding_model: string | null;
+  readonly ingested_at: string;
+  readonly chunk_count: number;
+}
+
+export interface UpsertResult {
+  readonly added: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly documents: readonly { readonly id: string; readonly external_id: string }[];
+  /** The embedding job queued for the changed documents, when embeddings are configured. */
+  readonly embed_job_id?: string | null;
+}
+
+/** Index settings: full-text language and the chunk sizes (characters). */
+export interface IndexSettings {
+  readonly ftsLanguage: string;
+  readonly chunkMaxChars: number;
+  readonly chunkOverlapChars: number;
+}
+
+export const DEFAULT_INDEX_SETTINGS: IndexSettings = { ftsLanguage: 'english', chunkMaxChars: 1000, chunkOverlapChars: 150 };
+
+/**
+ * What the documents module needs. `AppDeps` satisfies it; the CLI and eval build their own.
+ * `embeddings` absent → documents are indexed for full-text only.
+ */
+export interface DocumentsDeps {
+  readonly db: DatabaseExecutor;
+  readonly log?: Logger;
+  readonly embeddings?: EmbeddingRegistry;
+  readonly documentIndex?: Partial<IndexSettings>;
+}
+
+export type EmbedMode = 'job' | 'inline' | 'none';
+
+export interface SearchFilters {
+  readonly after?: string;
+  readonly before?: string;
+  readonly authors?: readonly string[];
+  readonly types?: readonly string[];
+  readonly document_types?: readonly string[];
+  readonly connector_types?: readonly string[];
+}
+
+export type FusionMethod = 'rrf' | 'convex';
+export type SearchMode = 'hybrid' | 'lexical' | 'vector';
+
+export interface SearchRequest {
+  readonly tenantId: string;
+  readonly query: string;
+  /** A precomputed query vector (in `queryModel`'s space); else the query is embedded with the default model. */
+  readonly queryVector?: Float32Array | readonly number[];
+  readonly queryModel?: string;
+  /** Connector ids (source_node) to restrict to. */
+  readonly sources?: readonly string[];
+  readonly filters?: SearchFilters;
+  readonly limit: number;
+  readonly mode?: SearchMode;
+  readonly fusion?: FusionMethod;
+  /** Candidates taken from each retrieval path before fusion (default max(100, 4 × limit)). */
+  readonly candidates?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One retrieved passage with its document fields and the three scores. */
+export interface Passage {
+  readonly chunk_id: string;
+  readonly ordinal: number;
+  readonly heading: string | null;
+  readonly content: string;
+  readonly document_id: string;
+  readonly source_node: string;
+  readonly connector_type: string | null;
+  readonly external_id: string;
+  readonly title: string;
+  readonly url: string | null;
+  readonly author: string | null;
+  readonly document_type: string;
+  readonly created_at: string | null;
+  readonly updated_at: string | null;
+  readonly metadata: Record<string, unknown>;
+  readonly acl: unknown;
+  /** BM25 score (unbounded, ≥ 0); 0 when the passage matched only by vector. */
+  readonly lexical_score: number;
+  /** Cosine similarity to the query vector; null when the chunk has no vector in a comparable space. */
+  readonly semantic_score: number | null;
+  /** The fused score used for ordering, 0..1. */
+  readonly fused_score: number;
+  /** The model the chunk vector came from (null when not embedded yet). */
+  readonly embedding_model: string | null;
+  /** The chunk vector (for translation by the federated query); null when not embedded. */
+  readonly vector: Float32Array | null;
+}

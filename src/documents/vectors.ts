@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
+
+/**
+ * Chunk vector storage. With pgvector: one untyped `vector` column and, per model, a partial HNSW
+ * index on the cast to that model's dimensions (models differ: 100-d, 512-d, …). Without pgvector:
+ * a portable `real[]` column, scored in the app.
+ */
+export function vectorLiteral(v: Float32Array | readonly number[], pgvector: boolean): string {
+  const parts: string[] = new Array(v.length);
+  for (let i = 0; i < v.length; i++) parts[i] = Number.isFinite(v[i]) ? String(v[i]) : '0';
+  return pgvector ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
+}
+
+/** Parses a vector as returned by either column (`[1,2]` text, `{1,2}` text, or a number array). */
+export function parseVector(raw: unknown): Float32Array | null {
+  if (raw === null || raw === undefined) return null;
+  if (Array.isArray(raw)) return Float32Array.from(raw as number[]);
+  if (typeof raw === 'string') {
+    const body = raw.replace(/^[[{]|[\]}]$/g, '');
+    if (!body) return new Float32Array(0);
+    return Float32Array.from(body.split(',').map(Number));
+  }
+  return null;
+}
+
+export function indexName(model: string): string {
+  return `chunks_hnsw_${createHash('sha256').update(model).digest('hex').slice(0, 16)}`;
+}
+
+const ensured = new WeakMap<DatabaseExecutor, Set<string>>();
+
+/** Creates the model's partial HNSW index once (pgvector only); cheap when it exists. */
+export async function ensureVectorIndex(db: DatabaseExecutor, model: string, dimensions: number): Promise<void> {
+  if (!db.hasVector) return;
+  let set = ensured.get(db);
+  if (!set) ensured.set(db, (set = new Set()));
+  const key = `${model}:${dimensions}`;
+  if (set.has(key)) return;
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) throw new Error(`unsupported vector dimensions ${dimensions}`);
+  const literal = model.replace(/'/g, "''");
+  await db.exec(
+    `CREATE INDEX IF NOT EXISTS ${indexName(model)} ON chunks USING hnsw ((embedding_vec::vector(${dimensions})) vector_cosine_ops)
+     WHERE embedding_model = '${literal}'`,
+  );
+  set.add(key);
+}
+
+/** Writes vectors for chunks (by id, within the tenant) and records their model. */
+export async function writeChunkVectors(
+  db: DatabaseExecutor | Queryable,
+  pgvector: boolean,
+  tenantId: string,
+  model: string,
+  ids: readonly string[],
+  vectors: readonly Float32Array[],
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const column = pgvector ? 'embedding_vec = x.v::vector' : 'embedding = x.v::real[]';
+  const r = await db.query(
+    `UPDATE chunks c SET ${column}, embedding_model = $2
+     FROM unnest($3::text[], $4::text[]) AS x(id, v)
+     WHERE c.tenant_id = $1 AND c.id = x.id`,
+    [tenantId, model, ids, vectors.map((v) => vectorLiteral(v, pgvector))],
+  );
+  return r.affectedRows;
+}
