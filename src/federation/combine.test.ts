@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { combineRelevance, criticalTerm, intentFit, itemFeatures, matchScore, temporalWeight } from './combine.ts';
+import type { IntentSignal } from './intent.ts';
+
+const flat: IntentSignal = { urgency: 0.5, emotional_weight: 0.5, action_likelihood: 0.5, social_dimension: 0.5, context_sensitivity: 0.5 };
+const base = { title: 'Billing', content: 'invoice flow', document_type: 'page', author: null, metadata: {}, days: 40, is_critical: false };
+
+describe('score combination', () => {
+  it('mixes semantic and lexical, lexical alone without a vector', () => {
+    assert.equal(matchScore(null, 0.4), 0.4);
+    assert.ok(Math.abs(matchScore(1, 0) - 0.65) < 1e-12);
+    assert.equal(matchScore(1, 1), 1);
+  });
+
+  it('applies the full decay for urgent queries and half of it otherwise', () => {
+    assert.ok(Math.abs(temporalWeight(10, 0.05, 1) - Math.exp(-0.5)) < 1e-12);
+    assert.ok(Math.abs(temporalWeight(10, 0.05, 0) - (0.5 + 0.5 * Math.exp(-0.5))) < 1e-12);
+    assert.equal(temporalWeight(0, 0.05, 0.3), 1);
+  });
+
+  it('keeps relevance within 0..1 and ordered by each component', () => {
+    assert.equal(combineRelevance(1, 1, 1, 1), 1);
+    assert.equal(combineRelevance(0, 1, 1, 1), 0);
+    assert.ok(combineRelevance(0.8, 1, 0, 0) > combineRelevance(0.8, 0.5, 0, 0));
+    assert.ok(combineRelevance(0.8, 1, 1, 0) > combineRelevance(0.8, 1, 0, 0));
+    assert.ok(combineRelevance(0.8, 1, 0, criticalTerm(true, 1)) > combineRelevance(0.8, 1, 0, criticalTerm(true, 0)));
+    assert.equal(criticalTerm(false, 1), 0);
+  });
+
+  it('derives intent features from type, language, recency and the user context', () => {
+    const f = itemFeatures({ ...base, document_type: 'issue', author: 'Alice', days: 2 }, 'alice', new Set(), ['billing']);
+    assert.deepEqual(f, { urgency: true, emotional_weight: false, action_likelihood: true, social_dimension: false, context_sensitivity: true });
+    const g = itemFeatures({ ...base, document_type: 'message', content: 'customers are frustrated' }, 'bob', new Set(['invoice']), ['invoice']);
+    assert.deepEqual(g, { urgency: false, emotional_weight: true, action_likelihood: false, social_dimension: true, context_sensitivity: true });
+  });
+
+  it('weights features by the intent', () => {
+    const f = { urgency: true, emotional_weight: false, action_likelihood: false, social_dimension: false, context_sensitivity: false };
+    assert.equal(intentFit(flat, f), 0.2);
+    assert.equal(intentFit({ ...flat, urgency: 1, emotional_weight: 0, action_likelihood: 0, social_dimension: 0, context_sensitivity: 0 }, f), 1);
+    assert.equal(intentFit({ urgency: 0, emotional_weight: 0, action_likelihood: 0, social_dimension: 0, context_sensitivity: 0 }, f), 0);
+  });
+});

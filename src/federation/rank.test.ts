@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { planDamping } from './damping.ts';
+import { inferIntent } from './intent.ts';
+import { type LocalCandidate, type PassageFields, type RankContext, rankLocal } from './rank.ts';
+import { surfaceItems } from './surface.ts';
+import { tombstoneMatcher } from './tombstone.ts';
+
+const now = new Date('2026-06-01T00:00:00Z');
+const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000).toISOString();
+
+function passage(id: string, over: Partial<PassageFields> = {}): PassageFields {
+  return {
+    chunk_id: `chk_${id}`,
+    content: `content of ${id}`,
+    document_id: `doc_${id}`,
+    source_node: 'api-1',
+    connector_type: 'api',
+    external_id: id,
+    title: `Title ${id}`,
+    url: null,
+    author: null,
+    document_type: 'page',
+    created_at: daysAgo(1),
+    updated_at: daysAgo(1),
+    metadata: {},
+    lexical_score: 1,
+    embedding_model: null,
+    ...over,
+  };
+}
+const cand = (p: PassageFields, semantic: number | null = null, confidence = 1): LocalCandidate => ({
+  passage: p,
+  semantic,
+  federation_confidence: confidence,
+  translation: { applied: false, from: null, to: null, translation_id: null },
+});
+const ctx = (over: Partial<RankContext> = {}): RankContext => ({
+  now,
+  intent: inferIntent('billing'),
+  lambda: 0.05,
+  userId: 'u1',
+  contextTerms: new Set(),
+  tombstoneOf: () => null,
+  includeReasoning: false,
+  ...over,
+});
+
+describe('ranking pipeline', () => {
+  it('keeps one item per document, its best passage, with every spec field', () => {
+    const items = rankLocal(
+      [cand(passage('a', { chunk_id: 'c1', lexical_score: 2, content: 'best' })), cand(passage('a', { chunk_id: 'c2', lexical_score: 1 }))],
+      ctx({ includeReasoning: true }),
+    );
+    assert.equal(items.length, 1);
+    const i = items[0]!;
+    assert.equal(i.id, 'doc_a');
+    assert.equal(i.content, 'best');
+    assert.equal(i.temporal_status, 'recent');
+    assert.equal(i.federation_confidence, 1);
+    assert.equal(i.semantic_similarity, 0);
+    assert.equal(i.suppressed_by_tombstone, false);
+    assert.equal(i.metadata.title, 'Title a');
+    assert.equal(i.metadata.timestamp, daysAgo(1));
+    assert.ok(i.relevance_score > 0 && i.relevance_score <= 1);
+    assert.ok(i.reasoning);
+  });
+
+  it('ranks recent above old for equal matches, more strongly for urgent queries', () => {
+    const c = [cand(passage('new', { updated_at: daysAgo(1) })), cand(passage('old', { updated_at: daysAgo(60) }))];
+    const calm = rankLocal(c, ctx({ intent: { ...inferIntent('x'), urgency: 0 } }));
+    const urgent = rankLocal(c, ctx({ intent: { ...inferIntent('x'), urgency: 1 } }));
+    const gap = (items: typeof calm) => items.find((i) => i.id === 'doc_new')!.relevance_score - items.find((i) => i.id === 'doc_old')!.relevance_score;
+    assert.ok(gap(calm) > 0);
+    assert.ok(gap(urgent) > gap(calm));
+    assert.equal(calm.find((i) => i.id === 'doc_old')!.temporal_status, 'historical');
+  });
+
+  it('uses translation confidence to weigh the semantic score', () => {
+    const [same] = rankLocal([cand(passage('a', { lexical_score: 0 }), 0.9, 1)], ctx());
+    const [translated] = rankLocal([cand(passage('a', { lexical_score: 0 }), 0.9, 0.5)], ctx());
+    assert.equal(translated!.federation_confidence, 0.5);
+    assert.ok(translated!.relevance_score < same!.relevance_score);
+  });
+
+  it('flags tombstoned items and surfaces them below live ones', () => {
+    const tomb = tombstoneMatcher([{ id: 't1', document_id: 'doc_top', connector_id: null, external_id: null }]);
+    const items = rankLocal([cand(passage('top', { lexical_score: 10 })), cand(passage('low', { lexical_score: 5 }))], ctx({ tombstoneOf: tomb }));
+    const out = surfaceItems(items, 'very_low', planDamping(0, 10));
+    assert.deepEqual(
+      out.map((i) => [i.id, i.suppressed_by_tombstone]),
+      [
+        ['doc_low', false],
+        ['doc_top', true],
+      ],
+    );
+  });
+
+  it('puts critical items first and cuts the list under damping; critical level keeps only critical items', () => {
+    const items = rankLocal(
+      [
+        cand(passage('a', { lexical_score: 10 })),
+        cand(passage('b', { lexical_score: 9 })),
+        cand(passage('c', { lexical_score: 2, title: 'Checkout outage' })),
+        cand(passage('d', { lexical_score: 8 })),
+      ],
+      ctx(),
+    );
+    const normal = surfaceItems(items, 'normal', planDamping(1, 10));
+    assert.equal(normal[0]!.id, 'doc_a');
+    const damped = surfaceItems(items, 'high', planDamping(2.5, 3));
+    assert.equal(damped.length, 3);
+    assert.equal(damped[0]!.id, 'doc_c');
+    const crit = surfaceItems(items, 'critical', planDamping(3.5, 10));
+    assert.deepEqual(
+      crit.map((i) => i.id),
+      ['doc_c'],
+    );
+  });
+
+  it('drops items under the level floor', () => {
+    const items = rankLocal([cand(passage('a', { lexical_score: 100 })), cand(passage('weak', { lexical_score: 1 }))], ctx());
+    assert.equal(surfaceItems(items, 'very_low', planDamping(0, 10)).length, 2);
+    assert.deepEqual(
+      surfaceItems(items, 'high', planDamping(2.5, 10, 3)).map((i) => i.id),
+      ['doc_a'],
+    );
+  });
+});

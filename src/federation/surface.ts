@@ -1,0 +1,29 @@
+import type { DampingPlan } from './damping.ts';
+import type { EntropyLevel } from './entropy.ts';
+import type { FederatedItem } from './item.ts';
+
+/** The lowest relevance an item needs to be surfaced at each entropy level; `critical` keeps critical items only. */
+export const LEVEL_FLOORS: Readonly<Record<Exclude<EntropyLevel, 'critical'>, number>> = {
+  very_low: 0,
+  low: 0.05,
+  normal: 0.1,
+  high: 0.2,
+};
+
+/** The order of the answer: live before tombstoned, critical first while damping, then relevance, then id. */
+export function compareItems(damping: boolean): (a: FederatedItem, b: FederatedItem) => number {
+  return (a, b) =>
+    Number(a.suppressed_by_tombstone) - Number(b.suppressed_by_tombstone) ||
+    (damping ? Number(b.is_critical) - Number(a.is_critical) : 0) ||
+    b.relevance_score - a.relevance_score ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * Entropy-aware surfacing (docs/ranking.md): drops non-critical items under the level's floor (critical level:
+ * every non-critical item; critical items are never dropped by a floor), orders them with `compareItems`, and keeps the damping plan's `surfaced` count.
+ */
+export function surfaceItems(items: readonly FederatedItem[], level: EntropyLevel, plan: DampingPlan): FederatedItem[] {
+  const kept = items.filter((i) => i.is_critical || (level !== 'critical' && i.relevance_score >= LEVEL_FLOORS[level]));
+  return kept.sort(compareItems(plan.active)).slice(0, plan.surfaced);
+}
