@@ -1,9 +1,25 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** An env var holding JSON, validated by `schema`. */
+function jsonEnv<T extends z.ZodType>(schema: T) {
+  return z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
 
 /**
  * Every setting Atrium reads, with its default. Parsed once at start by `loadConfig`;
@@ -25,6 +41,26 @@ export const configSchema = z.object({
   ATRIUM_TRUST_PROXY: bool.default(false),
   ATRIUM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   ATRIUM_JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
+  ATRIUM_MCP_ALLOWED_ORIGINS: z.string().optional(),
+  ATRIUM_MCP_ALLOWED_HOSTS: z.string().optional(),
+  ATRIUM_MCP_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  ATRIUM_CONNECTOR_API_URLS: jsonEnv(z.record(z.string(), z.string().url())).default({}),
+  ATRIUM_OAUTH_CLIENTS: jsonEnv(
+    z.record(z.string(), z.object({ client_id: z.string().min(1), client_secret: z.string().min(1), authorize_url: z.string().url().optional(), token_url: z.string().url().optional() })),
+  ).default({}),
+  ATRIUM_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
+  ATRIUM_SYNC_FULL_AT_UTC: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/).default('02:00'),
+  ATRIUM_SYNC_SCHEDULER: bool.default(true),
+  ATRIUM_LLM_BASE_URL: z.string().url().optional(),
+  ATRIUM_LLM_API_KEY: z.string().optional(),
+  ATRIUM_LLM_MODEL: z.string().default('gpt-4o-mini'),
+  ATRIUM_SSO_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(28_800),
+  ATRIUM_SSO_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(600).default(120),
+  ATRIUM_FEDERATION_DEADLINE_MS: z.coerce.number().int().min(10).max(120_000).default(2000),
+  ATRIUM_FEDERATION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
+  ATRIUM_DAMPING_THRESHOLD: z.coerce.number().min(0).max(20).default(2.0),
+  ATRIUM_DECAY_LAMBDA: z.coerce.number().min(0).max(10).default(0.05),
+  ATRIUM_WEB_DIR: z.string().optional(),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -44,6 +80,27 @@ export interface Config {
   readonly rateLimit: { readonly perMinute: number; readonly burst: number };
   readonly trustProxy: boolean;
   readonly worker: { readonly concurrency: number; readonly pollMs: number };
+  /** MCP endpoint security: extra browser origins and Host names allowed (`*` = any), idle session expiry. */
+  readonly mcp: { readonly allowedOrigins: readonly string[]; readonly allowedHosts: readonly string[]; readonly sessionIdleMinutes: number };
+  /** Connectors and sync: vendor API base URLs, OAuth clients per kind, schedule defaults, the actions LLM. */
+  readonly connectors: {
+    readonly apiUrls: Readonly<Record<string, string>>;
+    readonly oauthClients: RawConfig['ATRIUM_OAUTH_CLIENTS'];
+    readonly syncIntervalMinutes: number;
+    readonly fullSyncAtUtc: string;
+    readonly scheduler: boolean;
+    readonly llm: { readonly baseUrl: string; readonly apiKey: string | undefined; readonly model: string } | undefined;
+  };
+  /** SSO: default session lifetime (tenants may override) and the allowed IdP clock skew. */
+  readonly sso: { readonly sessionTtlSeconds: number; readonly clockSkewSeconds: number };
+  /** Federated query: per-node deadline, result-cache TTL (0 = off), damping threshold, decay lambda. */
+  readonly federation: { readonly deadlineMs: number; readonly cacheTtlMs: number; readonly dampingThreshold: number; readonly decayLambda: number };
+  /** The built web console served at `/` (default: the package's web/dist). */
+  readonly webDir: string;
+}
+
+function splitList(v: string | undefined): string[] {
+  return (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -71,5 +128,26 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimit: Object.freeze({ perMinute: c.ATRIUM_RATE_LIMIT_PER_MINUTE, burst: c.ATRIUM_RATE_LIMIT_BURST }),
     trustProxy: c.ATRIUM_TRUST_PROXY,
     worker: Object.freeze({ concurrency: c.ATRIUM_WORKER_CONCURRENCY, pollMs: c.ATRIUM_JOB_POLL_MS }),
+    mcp: Object.freeze({
+      allowedOrigins: splitList(c.ATRIUM_MCP_ALLOWED_ORIGINS),
+      allowedHosts: splitList(c.ATRIUM_MCP_ALLOWED_HOSTS),
+      sessionIdleMinutes: c.ATRIUM_MCP_SESSION_IDLE_MINUTES,
+    }),
+    connectors: Object.freeze({
+      apiUrls: c.ATRIUM_CONNECTOR_API_URLS,
+      oauthClients: c.ATRIUM_OAUTH_CLIENTS,
+      syncIntervalMinutes: c.ATRIUM_SYNC_INTERVAL_MINUTES,
+      fullSyncAtUtc: c.ATRIUM_SYNC_FULL_AT_UTC,
+      scheduler: c.ATRIUM_SYNC_SCHEDULER,
+      llm: c.ATRIUM_LLM_BASE_URL ? { baseUrl: c.ATRIUM_LLM_BASE_URL.replace(/\/$/, ''), apiKey: c.ATRIUM_LLM_API_KEY, model: c.ATRIUM_LLM_MODEL } : undefined,
+    }),
+    sso: Object.freeze({ sessionTtlSeconds: c.ATRIUM_SSO_SESSION_TTL_SECONDS, clockSkewSeconds: c.ATRIUM_SSO_CLOCK_SKEW_SECONDS }),
+    federation: Object.freeze({
+      deadlineMs: c.ATRIUM_FEDERATION_DEADLINE_MS,
+      cacheTtlMs: c.ATRIUM_FEDERATION_CACHE_TTL_MS,
+      dampingThreshold: c.ATRIUM_DAMPING_THRESHOLD,
+      decayLambda: c.ATRIUM_DECAY_LAMBDA,
+    }),
+    webDir: c.ATRIUM_WEB_DIR ? path.resolve(c.ATRIUM_WEB_DIR) : fileURLToPath(new URL('../../web/dist', import.meta.url)),
   } satisfies Config);
 }

@@ -1,1 +1,15 @@
-export { type ConnectorListItem, listConnectors } from './store.ts';
+export { catalogEntry, type CatalogEntry, getKind, listKinds } from './catalog.ts';
+export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './contract.ts';
+export type { ConnectorDeps, DocumentStore } from './deps.ts';
+export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
+export { createConnector, type CreatedConnector, describeConnector, removeConnector, setPaused } from './service.ts';
+export {
+  applyTransition,
+  type ConnectorListItem,
+  type ConnectorRecord,
+  countConnectorDocuments,
+  getConnector,
+  listConnectors,
+  updateConnectorFields,
+} from './store.ts';
+export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';

@@ -6,5 +6,15 @@ export const Ops = {
   apiKeyCreated: 'apikey.created',
   apiKeyRevoked: 'apikey.revoked',
   auditRead: 'audit.read',
+  connectorCreated: 'connector.created',
+  connectorDeleted: 'connector.deleted',
+  connectorPaused: 'connector.paused',
+  connectorResumed: 'connector.resumed',
+  connectorSyncStarted: 'connector.sync_started',
+  connectorSyncCompleted: 'connector.sync_completed',
+  connectorSyncFailed: 'connector.sync_failed',
+  connectorOAuthCompleted: 'connector.oauth_completed',
+  connectorWebhookEnabled: 'connector.webhook_enabled',
+  connectorActionExecuted: 'connector.action_executed',
 } as const;
 export type Op = (typeof Ops)[keyof typeof Ops];

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import type { KindDefinition } from '../contract.ts';
+
+/**
+ * `api`: a push source. Documents arrive through POST /v1/connectors/{id}/documents (served by the
+ * documents module); there is nothing to pull, so no credentials, no sync, no OAuth.
+ */
+export const apiKind: KindDefinition<Record<string, never>, { requests_per_minute?: number; requests_per_hour?: number }> = {
+  type: 'api',
+  displayName: 'API (push)',
+  category: 'push',
+  authType: 'none',
+  credentials: z.object({}).strict(),
+  settings: z
+    .object({
+      requests_per_minute: z.number().int().positive().optional(),
+      requests_per_hour: z.number().int().positive().optional(),
+    })
+    .strict(),
+  contentTypes: ['documents pushed by the caller'],
+  vendorLimits: {},
+  hasUsableCredentials: () => true,
+  validate: async () => ({ ok: true }),
+};

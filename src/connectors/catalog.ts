@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { apiKind } from './api/index.ts';
+import type { AnyKind } from './contract.ts';
+
+/** Every implemented kind. Only kinds that really work are listed here (and so in the catalogue). */
+const KINDS: readonly AnyKind[] = [apiKind as AnyKind];
+
+const byType = new Map<string, AnyKind>();
+
+export function registerKind(kind: AnyKind): void {
+  byType.set(kind.type, kind);
+}
+for (const k of KINDS) registerKind(k);
+
+export function getKind(type: string): AnyKind | undefined {
+  return byType.get(type);
+}
+
+export function listKinds(): AnyKind[] {
+  return [...byType.values()].sort((a, b) => a.type.localeCompare(b.type));
+}
+
+export interface CatalogEntry {
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly category: string;
+  readonly auth_type: string;
+  readonly oauth: boolean;
+  readonly credentials_schema: Record<string, unknown>;
+  readonly settings_schema: Record<string, unknown>;
+  readonly content_types: string[];
+  readonly sync: boolean;
+  readonly actions: { name: string; description: string; parameters: Record<string, unknown> }[];
+  readonly webhook_events: string[];
+  readonly vendor_limits: Record<string, number>;
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+export function catalogEntry(kind: AnyKind): CatalogEntry {
+  return {
+    connector_type: kind.type,
+    display_name: kind.displayName,
+    category: kind.category,
+    auth_type: kind.authType,
+    oauth: kind.oauth !== undefined,
+    credentials_schema: jsonSchema(kind.credentials),
+    settings_schema: jsonSchema(kind.settings),
+    content_types: [...kind.contentTypes],
+    sync: kind.sync !== undefined,
+    actions: (kind.actions ?? []).map((a) => ({ name: a.name, description: a.description, parameters: jsonSchema(a.parameters) })),
+    webhook_events: [...(kind.webhook?.events ?? [])],
+    vendor_limits: { ...kind.vendorLimits },
+  };
+}

@@ -1,0 +1,111 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+
+/** What a connector turns a vendor object into: the DOC team's DocumentInput shape. */
+export interface SourceDocument {
+  readonly external_id: string;
+  readonly title: string;
+  readonly content: string;
+  readonly url?: string;
+  readonly author?: string;
+  readonly document_type?: string;
+  readonly created_at?: string;
+  readonly updated_at?: string;
+  readonly metadata?: Record<string, unknown>;
+  readonly acl?: Record<string, unknown>;
+}
+
+export type SyncMode = 'incremental' | 'full';
+
+/** What every kind's code gets: parsed credentials and settings, a rate-limited fetch, the vendor base URL. */
+export interface SourceContext<C, S> {
+  readonly connectorId: string;
+  readonly tenantId: string;
+  readonly credentials: C;
+  readonly settings: S;
+  /** Vendor API base URL override (GitHub Enterprise, tests' fake servers); undefined = the vendor's public API. */
+  readonly apiBaseUrl: string | undefined;
+  /** fetch that waits for the connector's token bucket and throws `VendorRateLimitedError` on 429. */
+  readonly fetch: typeof fetch;
+  /** Waits for a token of the connector's bucket (for SDKs that do not take a custom fetch). */
+  readonly acquire: () => Promise<void>;
+  readonly signal: AbortSignal;
+  readonly now: Date;
+  readonly log: Logger;
+}
+
+export interface Page<P, Cur> {
+  readonly documents: readonly SourceDocument[];
+  /** External ids the vendor reports as deleted (incremental). */
+  readonly deleted?: readonly string[];
+  /** The next page to read, or null when this was the last. */
+  readonly next: P | null;
+  /** The incremental cursor to store once the whole sync has committed. */
+  readonly cursor: Cur | null;
+}
+
+export interface SyncCapability<C, S, Cur, P> {
+  readonly cursorSchema: z.ZodType<Cur>;
+  readonly pageSchema: z.ZodType<P>;
+  /** The first page of a sync; `since` is the stored cursor for an incremental sync, null for a full one. */
+  start(mode: SyncMode, since: Cur | null, settings: S): P;
+  readPage(ctx: SourceContext<C, S>, page: P): Promise<Page<P, Cur>>;
+}
+
+export type WebhookVerification = { ok: true } | { ok: false; reason: string };
+
+export interface WebhookCapability<C, S> {
+  readonly events: readonly string[];
+  /** Verifies the vendor's signature over the raw body (and timestamp window where the vendor has one). */
+  verify(input: { headers: Record<string, string | undefined>; rawBody: string; secret: string; now: Date }): Promise<WebhookVerification>;
+  /** Maps a verified delivery to documents to upsert and external ids to delete. */
+  changes(ctx: SourceContext<C, S>, input: { headers: Record<string, string | undefined>; payload: unknown }): Promise<{ documents: SourceDocument[]; deleted: string[]; event: string }>;
+}
+
+export interface ActionDefinition<C, S> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: z.ZodObject;
+  run(ctx: SourceContext<C, S>, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+export interface OAuthCapability {
+  readonly authorizeUrl: string;
+  readonly tokenUrl: string;
+  readonly scopes: readonly string[];
+  readonly scopeSeparator?: string;
+  readonly extraAuthorizeParams?: Record<string, string>;
+}
+
+export type CredentialCheck = { ok: true; account?: string } | { ok: false; message: string };
+
+export type ConnectorCategory = 'chat' | 'document_workspace' | 'code_hosting' | 'issue_tracker' | 'push' | 'files';
+export type AuthType = 'oauth2' | 'api_key' | 'none';
+
+export interface VendorLimits {
+  readonly perSecond?: number;
+  readonly perMinute?: number;
+  readonly perHour?: number;
+}
+
+/** One connector kind: everything about one vendor, in one folder (src/connectors/<kind>/). */
+export interface KindDefinition<C, S, Cur = unknown, P = unknown> {
+  readonly type: string;
+  readonly displayName: string;
+  readonly category: ConnectorCategory;
+  readonly authType: AuthType;
+  readonly credentials: z.ZodType<C>;
+  readonly settings: z.ZodType<S>;
+  readonly contentTypes: readonly string[];
+  readonly vendorLimits: VendorLimits;
+  /** True when the credentials alone let the connector work (no OAuth redirect needed). */
+  hasUsableCredentials(credentials: C): boolean;
+  validate?(ctx: SourceContext<C, S>): Promise<CredentialCheck>;
+  readonly sync?: SyncCapability<C, S, Cur, P>;
+  readonly webhook?: WebhookCapability<C, S>;
+  readonly actions?: readonly ActionDefinition<C, S>[];
+  readonly oauth?: OAuthCapability;
+}
+
+/** A kind with its types erased; the engine parses credentials and settings with the kind's own schemas. */
+export type AnyKind = KindDefinition<unknown, unknown, unknown, unknown>;

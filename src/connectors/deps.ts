@@ -1,0 +1,27 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { DatabaseExecutor } from '../platform/db/index.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { SourceDocument } from './contract.ts';
+
+/**
+ * The port through which connectors and sync write documents. The runtime adapts the documents module
+ * (upsertDocuments / deleteDocuments / deleteConnectorDocuments / listExternalIds) to it.
+ */
+export interface DocumentStore {
+  upsert(input: { tenantId: string; connectorId: string; documents: readonly SourceDocument[] }): Promise<{ added: number; updated: number; unchanged: number }>;
+  remove(input: { tenantId: string; connectorId: string; externalIds: readonly string[] }): Promise<number>;
+  removeAll(input: { tenantId: string; connectorId: string }): Promise<number>;
+  listExternalIds(tenantId: string, connectorId: string): Promise<string[]>;
+}
+
+/** What connector services need; AppDeps satisfies it structurally. */
+export interface ConnectorDeps {
+  readonly config: Config;
+  readonly db: DatabaseExecutor;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly secrets: SecretBox;
+  readonly connectorDocuments?: DocumentStore;
+}

@@ -1,0 +1,156 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { recordAudit } from '../../audit/index.ts';
+import { Errors } from '../../platform/errors.ts';
+import { Ops } from '../../platform/operations.ts';
+import { getKind } from '../catalog.ts';
+import type { ConnectorDeps } from '../deps.ts';
+import { applyTransition, type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
+
+export const OAUTH_CALLBACK_PATH = '/v1/connectors/oauth/callback';
+const STATE_TTL_MS = 10 * 60_000;
+/** Tokens are refreshed when they expire within this window. */
+export const REFRESH_MARGIN_MS = 5 * 60_000;
+
+const tokenResponse = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string().optional(),
+  refresh_token: z.string().optional(),
+  expires_in: z.coerce.number().optional(),
+  scope: z.string().optional(),
+});
+export type OAuthTokens = { access_token: string; refresh_token?: string; scope?: string };
+
+const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
+
+function oauthClient(deps: ConnectorDeps, type: string) {
+  const kind = getKind(type);
+  if (!kind?.oauth) throw Errors.unprocessable('oauth_unsupported', `'${type}' connectors do not use OAuth`);
+  const client = deps.config.connectors.oauthClients[type];
+  if (!client) {
+    throw Errors.unprocessable('oauth_not_configured', `no OAuth client configured for '${type}': set ATRIUM_OAUTH_CLIENTS={"${type}":{"client_id":…,"client_secret":…}}`);
+  }
+  return {
+    kind,
+    oauth: kind.oauth,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    authorizeUrl: client.authorize_url ?? kind.oauth.authorizeUrl,
+    tokenUrl: client.token_url ?? kind.oauth.tokenUrl,
+    redirectUri: `${deps.config.publicUrl}${OAUTH_CALLBACK_PATH}`,
+  };
+}
+
+/** Builds the provider's authorization URL with a single-use, expiring state bound to tenant and connector (PKCE S256). */
+export async function createOAuthUrl(deps: ConnectorDeps, input: { tenantId: string; connectorId: string; connectorType: string }): Promise<{ url: string; state: string }> {
+  const c = oauthClient(deps, input.connectorType);
+  const state = randomBytes(32).toString('base64url');
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  await deps.db.query(
+    `INSERT INTO connector_oauth_states (state_hash, tenant_id, connector_id, connector_type, code_verifier_enc, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [hashState(state), input.tenantId, input.connectorId, input.connectorType, deps.secrets.seal(verifier), new Date(deps.clock.now().getTime() + STATE_TTL_MS).toISOString()],
+  );
+  const url = new URL(c.authorizeUrl);
+  url.searchParams.set('client_id', c.clientId);
+  url.searchParams.set('redirect_uri', c.redirectUri);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('scope', c.oauth.scopes.join(c.oauth.scopeSeparator ?? ' '));
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', challenge);
+  url.searchParams.set('code_challenge_method', 'S256');
+  for (const [k, v] of Object.entries(c.oauth.extraAuthorizeParams ?? {})) url.searchParams.set(k, v);
+  return { url: url.toString(), state };
+}
+
+async function tokenRequest(tokenUrl: string, params: Record<string, string>, clientId: string, clientSecret: string): Promise<z.infer<typeof tokenResponse>> {
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ ...params, client_id: clientId, client_secret: clientSecret }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!res.ok || typeof body.error === 'string') {
+    const err = typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
+    throw new OAuthTokenError(err, typeof body.error_description === 'string' ? body.error_description : undefined);
+  }
+  return tokenResponse.parse(body);
+}
+
+export class OAuthTokenError extends Error {
+  override readonly name = 'OAuthTokenError';
+  constructor(
+    readonly code: string,
+    readonly description?: string,
+  ) {
+    super(`token endpoint answered ${code}${description ? `: ${description}` : ''}`);
+  }
+}
+
+async function storeTokens(deps: ConnectorDeps, tenantId: string, connectorId: string, t: z.infer<typeof tokenResponse>, previous?: OAuthTokens): Promise<void> {
+  const tokens: OAuthTokens = { access_token: t.access_token, refresh_token: t.refresh_token ?? previous?.refresh_token, scope: t.scope ?? previous?.scope };
+  await updateConnectorFields(deps.db, tenantId, connectorId, {
+    oauthTokensEnc: deps.secrets.seal(JSON.stringify(tokens)),
+    tokenExpiresAt: t.expires_in ? new Date(deps.clock.now().getTime() + t.expires_in * 1000) : null,
+  });
+}
+
+export type OAuthCallbackOutcome = { ok: true; connectorId: string; tenantId: string } | { ok: false; reason: string };
+
+/** The callback: consumes the state (once, before expiry), exchanges the code, stores sealed tokens, moves to `connected`. */
+export async function completeOAuth(deps: ConnectorDeps, input: { state: string; code?: string; error?: string }): Promise<OAuthCallbackOutcome> {
+  const r = await deps.db.query<Record<string, unknown>>(
+    `UPDATE connector_oauth_states SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *`,
+    [hashState(input.state), deps.clock.now().toISOString()],
+  );
+  const row = r.rows[0];
+  if (!row) return { ok: false, reason: 'unknown, expired or already used OAuth state: start again from the oauth-url endpoint' };
+  const tenantId = String(row.tenant_id);
+  const connectorId = String(row.connector_id);
+  if (input.error || !input.code) return { ok: false, reason: `the provider refused the authorization: ${input.error ?? 'no code returned'}` };
+  const c = oauthClient(deps, String(row.connector_type));
+  try {
+    const tokens = await tokenRequest(
+      c.tokenUrl,
+      { grant_type: 'authorization_code', code: input.code, redirect_uri: c.redirectUri, code_verifier: deps.secrets.open(String(row.code_verifier_enc)) },
+      c.clientId,
+      c.clientSecret,
+    );
+    await storeTokens(deps, tenantId, connectorId, tokens);
+  } catch (err) {
+    return { ok: false, reason: `token exchange failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const moved = await applyTransition(deps.db, tenantId, connectorId, 'oauth_completed');
+  if (!moved.ok) return { ok: false, reason: moved.reason };
+  await recordAudit(deps.db, { tenantId, action: Ops.connectorOAuthCompleted, details: { connector_id: connectorId, connector_type: c.kind.type } });
+  return { ok: true, connectorId, tenantId };
+}
+
+/** The connector's OAuth tokens, refreshed first when they expire within REFRESH_MARGIN_MS. Null when it has none. */
+export async function currentOAuthTokens(deps: ConnectorDeps, connector: ConnectorRecord, now: Date): Promise<OAuthTokens | null> {
+  if (!connector.oauthTokensEnc) return null;
+  const tokens = JSON.parse(deps.secrets.open(connector.oauthTokensEnc)) as OAuthTokens;
+  const expiring = connector.tokenExpiresAt && connector.tokenExpiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS;
+  if (!expiring) return tokens;
+  if (!tokens.refresh_token) return tokens;
+  const c = oauthClient(deps, connector.type);
+  try {
+    const fresh = await tokenRequest(c.tokenUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, c.clientId, c.clientSecret);
+    await storeTokens(deps, connector.tenantId, connector.id, fresh, tokens);
+    const updated = await getConnector(deps.db, connector.tenantId, connector.id);
+    return updated?.oauthTokensEnc ? (JSON.parse(deps.secrets.open(updated.oauthTokensEnc)) as OAuthTokens) : null;
+  } catch (err) {
+    if (err instanceof OAuthTokenError && (err.code === 'invalid_grant' || err.code === 'unauthorized_client')) {
+      await applyTransition(deps.db, connector.tenantId, connector.id, 'auth_revoked', {
+        reason: 'the OAuth refresh token was rejected: reconnect the connector (GET /v1/connectors/{type}/oauth-url)',
+      });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import type { Principal } from '../access/index.ts';
+import { recordAudit } from '../audit/index.ts';
+import { Errors, type FieldProblem } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { enqueueJob } from '../platform/jobs/index.ts';
+import { Ops } from '../platform/operations.ts';
+import { cancelConnectorJobs, VALIDATE_JOB_KIND } from '../sync/request.ts';
+import { type SyncRun, recentRuns } from '../sync/runs.ts';
+import { nextIncrementalAt, scheduleFor } from '../sync/schedule.ts';
+import { getKind, listKinds } from './catalog.ts';
+import type { ConnectorDeps } from './deps.ts';
+import { createOAuthUrl } from './oauth/flow.ts';
+import type { ConnectorState } from './states.ts';
+import { applyTransition, type ConnectorRecord, countConnectorDocuments, deleteConnectorRow, getConnector, insertConnector } from './store.ts';
+
+export interface CreateConnectorInput {
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly credentials?: Record<string, unknown>;
+  readonly settings?: Record<string, unknown>;
+}
+
+export interface CreatedConnector {
+  readonly connector_id: string;
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly status: ConnectorState;
+  readonly oauth_url: string | null;
+}
+
+function problems(prefix: string, error: z.ZodError): FieldProblem[] {
+  return error.issues.map((i) => ({ path: [prefix, ...i.path.map(String)].join('.'), message: i.message }));
+}
+
+/** Validates credentials and settings with the kind's schemas, seals the credentials, and starts `connecting`. */
+export async function createConnector(deps: ConnectorDeps, principal: Principal, input: CreateConnectorInput): Promise<CreatedConnector> {
+  const kind = getKind(input.connector_type);
+  if (!kind) {
+    throw Errors.validation(`unknown connector_type '${input.connector_type}': one of ${listKinds().map((k) => k.type).join(', ')}`, [
+      { path: 'connector_type', message: 'unknown connector type' },
+    ]);
+  }
+  const creds = kind.credentials.safeParse(input.credentials ?? {});
+  if (!creds.success) {
+    const p = problems('credentials', creds.error);
+    throw Errors.validation(`invalid ${p[0]?.path ?? 'credentials'}: ${p[0]?.message ?? 'invalid'}`, p);
+  }
+  const settings = kind.settings.safeParse(input.settings ?? {});
+  if (!settings.success) {
+    const p = problems('settings', settings.error);
+    throw Errors.validation(`invalid ${p[0]?.path ?? 'settings'}: ${p[0]?.message ?? 'invalid'}`, p);
+  }
+  const now = deps.clock.now();
+  const settingsValue = (settings.data ?? {}) as Record<string, unknown>;
+  const schedule = scheduleFor(settingsValue, { intervalMinutes: deps.config.connectors.syncIntervalMinutes, fullAtUtc: deps.config.connectors.fullSyncAtUtc });
+  const credentialJson = JSON.stringify(creds.data ?? {});
+  const hasCredentials = credentialJson !== '{}';
+  const record = await insertConnector(deps.db, {
+    id: newId(kind.type, '-'),
+    tenantId: principal.tenantId,
+    type: kind.type,
+    displayName: input.display_name,
+    settings: settingsValue,
+    credentialsEnc: hasCredentials ? deps.secrets.seal(credentialJson) : null,
+    webhookSecretEnc: kind.webhook ? deps.secrets.seal(randomBytes(32).toString('hex')) : null,
+    // The first sync after validation is a full one, right away.
+    nextIncrementalAt: kind.sync ? nextIncrementalAt(now, schedule) : null,
+    nextFullAt: kind.sync ? now : null,
+  });
+  await recordAudit(deps.db, {
+    tenantId: principal.tenantId,
+    action: Ops.connectorCreated,
+    actorId: principal.id,
+    userId: principal.userId,
+    details: { connector_id: record.id, connector_type: kind.type, display_name: record.displayName },
+  });
+  let oauthUrl: string | null = null;
+  if (kind.authType === 'none') {
+    await applyTransition(deps.db, principal.tenantId, record.id, 'credentials_valid');
+  } else if (kind.oauth && !kind.hasUsableCredentials(creds.data)) {
+    oauthUrl = (await createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: record.id, connectorType: kind.type })).url;
+  } else {
+    await enqueueJob(deps.db, {
+      tenantId: principal.tenantId,
+      kind: VALIDATE_JOB_KIND,
+      payload: { connectorId: record.id },
+      dedupeKey: `connector:${principal.tenantId}:${record.id}:validate`,
+      maxAttempts: 3,
+    });
+  }
+  return { connector_id: record.id, connector_type: kind.type, display_name: record.displayName, status: record.status, oauth_url: oauthUrl };
+}
+
+export interface ConnectorDetails {
+  readonly connector_id: string;
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly status: ConnectorState;
+  readonly status_reason: string | null;
+  readonly last_sync_at: string | null;
+  readonly last_error: string | null;
+  readonly document_count: number;
+  readonly settings: Record<string, unknown>;
+  readonly credentials_configured: boolean;
+  readonly oauth: { readonly connected: boolean; readonly token_expires_at: string | null };
+  readonly schedule: { readonly next_incremental_at: string | null; readonly next_full_at: string | null };
+  readonly rate_limited_until: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly sync_runs: SyncRun[];
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The full record for GET /v1/connectors/{id}: settings, schedule, sync history; never credentials or tokens. */
+export async function describeConnector(deps: ConnectorDeps, tenantId: string, id: string): Promise<ConnectorDetails> {
+  const c = await getConnector(deps.db, tenantId, id);
+  if (!c) throw Errors.notFound('connector', id);
+  return {
+    connector_id: c.id,
+    connector_type: c.type,
+    display_name: c.displayName,
+    status: c.status,
+    status_reason: c.statusReason,
+    last_sync_at: iso(c.lastSyncAt),
+    last_error: c.lastError,
+    document_count: await countConnectorDocuments(deps.db, tenantId, id),
+    settings: c.settings,
+    credentials_configured: c.credentialsEnc !== null,
+    oauth: { connected: c.oauthTokensEnc !== null, token_expires_at: iso(c.tokenExpiresAt) },
+    schedule: { next_incremental_at: iso(c.nextIncrementalAt), next_full_at: iso(c.nextFullAt) },
+    rate_limited_until: iso(c.rateLimitedUntil),
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+    sync_runs: await recentRuns(deps.db, tenantId, id),
+  };
+}
+
+/** Stops the connector's jobs, removes its documents and the connector itself; audited. */
+export async function removeConnector(deps: ConnectorDeps, principal: Principal, id: string): Promise<{ connector_id: string; deleted: true; documents_deleted: number }> {
+  const c = await getConnector(deps.db, principal.tenantId, id);
+  if (!c) throw Errors.notFound('connector', id);
+  const jobsCancelled = await cancelConnectorJobs(deps.db, principal.tenantId, id);
+  const documentsDeleted = deps.connectorDocuments ? await deps.connectorDocuments.removeAll({ tenantId: principal.tenantId, connectorId: id }) : 0;
+  await deleteConnectorRow(deps.db, principal.tenantId, id);
+  await recordAudit(deps.db, {
+    tenantId: principal.tenantId,
+    action: Ops.connectorDeleted,
+    actorId: principal.id,
+    userId: principal.userId,
+    details: { connector_id: id, connector_type: c.type, documents_deleted: documentsDeleted, jobs_cancelled: jobsCancelled },
+  });
+  return { connector_id: id, deleted: true, documents_deleted: documentsDeleted };
+}
+
+/** Pause: cancels queued work; a running sync stops at its next checkpoint. Resume returns to where it was. */
+export async function setPaused(deps: ConnectorDeps, principal: Principal, id: string, paused: boolean): Promise<ConnectorRecord> {
+  const moved = await applyTransition(deps.db, principal.tenantId, id, paused ? 'pause' : 'resume', {
+    reason: paused ? `paused by ${principal.id}` : null,
+  });
+  if (!moved.ok) {
+    if (moved.current === null) throw Errors.notFound('connector', id);
+    throw Errors.conflict(moved.reason, { status: moved.current });
+  }
+  if (paused) await cancelConnectorJobs(deps.db, principal.tenantId, id);
+  await recordAudit(deps.db, {
+    tenantId: principal.tenantId,
+    action: paused ? Ops.connectorPaused : Ops.connectorResumed,
+    actorId: principal.id,
+    userId: principal.userId,
+    details: { connector_id: id, from: moved.from, to: moved.to },
+  });
+  const c = await getConnector(deps.db, principal.tenantId, id);
+  if (!c) throw Errors.notFound('connector', id);
+  return c;
+}

@@ -1,0 +1,63 @@
+import { getKind } from '../connectors/catalog.ts';
+import { applyTransition, getConnector } from '../connectors/store.ts';
+import { syncBlockedReason } from '../connectors/states.ts';
+import type { Queryable } from '../platform/db/executor.ts';
+import { Errors } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { cancelJobs, enqueueJob } from '../platform/jobs/index.ts';
+import { startRun } from './runs.ts';
+
+export const SYNC_JOB_KIND = 'connector.sync';
+export const VALIDATE_JOB_KIND = 'connector.validate';
+
+export function syncDedupeKey(tenantId: string, connectorId: string): string {
+  return `connector:${tenantId}:${connectorId}:sync`;
+}
+
+export interface SyncRequested {
+  readonly status: 'syncing';
+  readonly connector_id: string;
+  readonly sync_type: 'incremental' | 'full';
+  readonly run_id: string;
+  readonly job_id: string;
+}
+
+/**
+ * Moves the connector to `syncing` and enqueues the durable sync job, in one transaction.
+ * 404 for an unknown connector, 409 with the reason when a sync cannot start from its state.
+ */
+export async function requestSync(
+  db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
+  input: { tenantId: string; connectorId: string; full: boolean; trigger: 'manual' | 'schedule' | 'webhook'; now: Date },
+): Promise<SyncRequested> {
+  return db.transaction(async (tx) => {
+    const c = await getConnector(tx, input.tenantId, input.connectorId);
+    if (!c) throw Errors.notFound('connector', input.connectorId);
+    const kind = getKind(c.type);
+    if (!kind?.sync) {
+      throw Errors.conflict(`'${c.type}' connectors are push sources and have no sync`, { status: c.status, reason: 'no_sync_capability' });
+    }
+    const blocked = syncBlockedReason(c.status);
+    if (blocked) throw Errors.conflict(blocked, { status: c.status });
+    const moved = await applyTransition(tx, input.tenantId, input.connectorId, 'sync_started');
+    if (!moved.ok) throw Errors.conflict(moved.reason, { status: moved.current });
+    const syncType = input.full ? 'full' : 'incremental';
+    const jobId = newId('job');
+    const runId = await startRun(tx, { tenantId: input.tenantId, connectorId: c.id, syncType, trigger: input.trigger, jobId, now: input.now });
+    const { created } = await enqueueJob(tx, {
+      id: jobId,
+      tenantId: input.tenantId,
+      kind: SYNC_JOB_KIND,
+      payload: { connectorId: c.id, syncType, runId },
+      dedupeKey: syncDedupeKey(input.tenantId, c.id),
+      maxAttempts: 8,
+    });
+    if (!created) throw Errors.conflict('a sync is already queued for this connector', { status: c.status });
+    return { status: 'syncing', connector_id: c.id, sync_type: syncType, run_id: runId, job_id: jobId };
+  });
+}
+
+/** Cancels the connector's queued and running jobs (delete, pause). A running handler stops at its next checkpoint. */
+export async function cancelConnectorJobs(db: Queryable, tenantId: string, connectorId: string): Promise<number> {
+  return cancelJobs(db, tenantId, `connector:${tenantId}:${connectorId}:`);
+}
