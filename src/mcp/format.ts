@@ -1,0 +1,105 @@
+import type { ToolOutput } from './backend.ts';
+
+/** The parts of a federated query answer the text rendering reads; the whole answer is the structured content. */
+export interface QueryAnswer {
+  readonly items: readonly QueryItem[];
+  readonly [key: string]: unknown;
+}
+
+export interface QueryItem {
+  readonly id: string;
+  readonly content: string;
+  readonly source_node: string;
+  readonly relevance_score: number;
+  readonly title?: string | null;
+  readonly url?: string | null;
+  readonly temporal_status?: string;
+  readonly suppressed_by_tombstone?: boolean;
+  readonly metadata?: Record<string, unknown>;
+  readonly [key: string]: unknown;
+}
+
+const SNIPPET = 600;
+
+function snippet(s: string): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > SNIPPET ? `${flat.slice(0, SNIPPET)}…` : flat;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+export function formatQueryAnswer(answer: QueryAnswer): ToolOutput {
+  if (answer.items.length === 0) {
+    return { text: 'No results. Try other words, fewer sources, or check list_connectors for what is connected.', structured: { ...answer } };
+  }
+  const lines = answer.items.map((item, i) => {
+    const title = str(item.title) ?? str(item.metadata?.title) ?? '(untitled)';
+    const url = str(item.url) ?? str(item.metadata?.url);
+    const when = str(item.metadata?.updated_at) ?? str(item.metadata?.timestamp) ?? str(item.metadata?.created_at);
+    const documentId = str(item.metadata?.document_id) ?? item.id;
+    const facts = [
+      `source ${item.source_node}`,
+      `relevance ${item.relevance_score.toFixed(2)}`,
+      when ? `updated ${when}` : undefined,
+      item.temporal_status,
+      item.suppressed_by_tombstone ? 'FORGOTTEN (suppressed by a forget request)' : undefined,
+    ].filter(Boolean);
+    return [`${i + 1}. ${title} [document_id: ${documentId}] (${facts.join(', ')})`, url ? `   ${url}` : undefined, `   ${snippet(item.content)}`]
+      .filter(Boolean)
+      .join('\n');
+  });
+  return { text: `${answer.items.length} result(s):\n\n${lines.join('\n\n')}`, structured: { ...answer } };
+}
+
+export interface DocumentView {
+  readonly id: string;
+  readonly title: string;
+  readonly content: string;
+  readonly url: string | null;
+  readonly source_node: string;
+  readonly author: string | null;
+  readonly created_at: string | null;
+  readonly updated_at: string | null;
+  readonly metadata: Record<string, unknown>;
+  readonly [key: string]: unknown;
+}
+
+export function formatDocument(doc: DocumentView): ToolOutput {
+  const header = [
+    `# ${doc.title || '(untitled)'}`,
+    `document_id: ${doc.id}`,
+    `source: ${doc.source_node}`,
+    doc.url ? `url: ${doc.url}` : undefined,
+    doc.author ? `author: ${doc.author}` : undefined,
+    doc.created_at ? `created: ${doc.created_at}` : undefined,
+    doc.updated_at ? `updated: ${doc.updated_at}` : undefined,
+  ].filter(Boolean);
+  return { text: `${header.join('\n')}\n\n${doc.content}`, structured: { document: { ...doc } } };
+}
+
+export interface ConnectorView {
+  readonly connector_id: string;
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly status: string;
+  readonly last_sync_at: string | null;
+  readonly document_count: number;
+}
+
+export function formatConnectors(connectors: readonly ConnectorView[]): ToolOutput {
+  if (connectors.length === 0) return { text: 'No connectors are configured.', structured: { connectors: [] } };
+  const lines = connectors.map(
+    (c) =>
+      `- ${c.display_name} (connector_id: ${c.connector_id}, type ${c.connector_type}): ${c.status}, ` +
+      `${c.document_count} document(s), last sync ${c.last_sync_at ?? 'never'}`,
+  );
+  return { text: `${connectors.length} connector(s):\n${lines.join('\n')}`, structured: { connectors: [...connectors] } };
+}
+
+export function formatActionResult(connectorId: string, result: unknown): ToolOutput {
+  const structured = result && typeof result === 'object' && !Array.isArray(result) ? { ...(result as Record<string, unknown>) } : { result };
+  const summary = str((structured as Record<string, unknown>).summary) ?? str((structured as Record<string, unknown>).message);
+  return { text: `${summary ?? `Action on ${connectorId} done.`}\n\n${JSON.stringify(structured, null, 2)}`, structured };
+}

@@ -1,0 +1,11 @@
+export { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
+export { McpHttpSessions } from './http-sessions.ts';
+export { invokeTool, type McpContext, type McpTransportName, readResource, type ToolInvocationEvent } from './invoke.ts';
+export { createLocalBackend } from './local-backend.ts';
+export { RESOURCE_SCHEME, RESOURCES, resourcesFor } from './resources.ts';
+export { hostAllowed, originAllowed } from './security.ts';
+export { createMcpServer } from './server.ts';
+export { createServiceMcpContext, MCP_TOOL_INVOKED, type McpSecurity, serviceMcpSecurity } from './service-context.ts';
+export { restParameters, TOOLS, type ToolName, toolsFor } from './tools.ts';
+export { attachWebSocketEndpoint } from './ws-endpoint.ts';
+export { MCP_SUBPROTOCOL, WebSocketTransport } from './ws-transport.ts';

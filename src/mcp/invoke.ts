@@ -1,0 +1,132 @@
+import { performance } from 'node:perf_hooks';
+import type { Principal, RateLimiter } from '../access/index.ts';
+import { isAppError } from '../platform/errors.ts';
+import type { Logger } from '../platform/log.ts';
+import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, toolErrorResult } from './backend.ts';
+import { findResource } from './resources.ts';
+import { findTool, type ToolName, toolInputs } from './tools.ts';
+
+export type McpTransportName = 'streamable_http' | 'websocket' | 'stdio' | 'rest';
+export type ToolOutcome = 'success' | 'error' | 'rate_limited' | 'unknown_tool' | 'invalid_arguments';
+
+export interface ToolInvocationEvent {
+  readonly tool: string;
+  readonly outcome: ToolOutcome;
+  readonly latency_ms: number;
+  readonly transport: McpTransportName;
+  readonly error?: string;
+}
+
+/** Everything the tool gate needs; the service and the self-hosted server each build one. */
+export interface McpContext {
+  readonly backend: KnowledgeBackend;
+  readonly log: Logger;
+  /** Milliseconds since the epoch (the injected clock). */
+  now(): number;
+  /** Absent when the caller's requests are already counted elsewhere (REST routes count in the HTTP hook). */
+  readonly rateLimiter?: RateLimiter;
+  /** Records `mcp.tool_invoked`; the self-hosted server leaves it to the service it forwards to. */
+  audit?(caller: Principal, event: ToolInvocationEvent): Promise<void>;
+}
+
+export type InvokeResult =
+  | { readonly kind: 'unknown_tool'; readonly message: string }
+  | { readonly kind: 'invalid_arguments'; readonly message: string; readonly problems: { path: string; message: string }[] }
+  | { readonly kind: 'result'; readonly result: ToolCallResult };
+
+export function rateKey(caller: Principal): string {
+  return `${caller.kind}:${caller.id}`;
+}
+
+export function rateLimitMessage(seconds: number): string {
+  return `Rate limit exceeded for this API key: retry after ${seconds} s.`;
+}
+
+/**
+ * The one path every tool call takes, whatever the transport: permission (a tool the caller lacks is
+ * indistinguishable from an unknown one), rate limit, argument validation, the backend call, the
+ * audit event. Failures the model can act on become `isError` results, never thrown.
+ */
+export async function invokeTool(
+  ctx: McpContext,
+  caller: Principal,
+  name: string,
+  rawArgs: unknown,
+  opts: { transport: McpTransportName; signal?: AbortSignal },
+): Promise<InvokeResult> {
+  const started = performance.now();
+  const finish = async <R extends InvokeResult>(r: R, outcome: ToolOutcome, error?: string): Promise<R> => {
+    const event: ToolInvocationEvent = {
+      tool: name.slice(0, 200),
+      outcome,
+      latency_ms: Math.max(0, Math.round(performance.now() - started)),
+      transport: opts.transport,
+      ...(error ? { error: error.slice(0, 500) } : {}),
+    };
+    try {
+      await ctx.audit?.(caller, event);
+    } catch (err) {
+      ctx.log.error({ err, tool: event.tool }, 'could not record mcp.tool_invoked audit event');
+    }
+    return r;
+  };
+
+  const tool = findTool(caller, name);
+  if (!tool) return finish({ kind: 'unknown_tool', message: unknownToolMessage(name) }, 'unknown_tool');
+
+  if (ctx.rateLimiter) {
+    const wait = ctx.rateLimiter.take(rateKey(caller), ctx.now());
+    if (wait > 0) {
+      const result = toolErrorResult(rateLimitMessage(wait), { error: 'rate_limited', retry_after_seconds: wait });
+      return finish({ kind: 'result', result }, 'rate_limited');
+    }
+  }
+
+  const parsed = toolInputs[tool.name].safeParse(rawArgs ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(arguments)', message: i.message }));
+    const message = `Invalid arguments for tool ${tool.name}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+    return finish({ kind: 'invalid_arguments', message, problems }, 'invalid_arguments');
+  }
+
+  try {
+    const out = await ctx.backend.callTool(caller, tool.name as ToolName, parsed.data as never, opts.signal);
+    return finish({ kind: 'result', result: { content: [{ type: 'text', text: out.text }], structuredContent: out.structured } }, 'success');
+  } catch (err) {
+    const { message, retryAfter } = describeFailure(ctx, err, tool.name);
+    const extra = retryAfter === undefined ? {} : { error: 'rate_limited', retry_after_seconds: retryAfter };
+    return finish({ kind: 'result', result: toolErrorResult(message, extra) }, retryAfter === undefined ? 'error' : 'rate_limited', message);
+  }
+}
+
+export function unknownToolMessage(name: string): string {
+  return `Unknown tool: ${name.slice(0, 200)}`;
+}
+
+/** A message the model can act on; server faults are logged and reported without internals. */
+function describeFailure(ctx: McpContext, err: unknown, tool: string): { message: string; retryAfter?: number } {
+  if (err instanceof ToolError) return { message: err.message, retryAfter: err.retryAfterSeconds };
+  if (isAppError(err) && err.status < 500) {
+    const retry = (err.details as { retry_after_seconds?: number } | undefined)?.retry_after_seconds;
+    return { message: err.message, retryAfter: err.status === 429 ? retry : undefined };
+  }
+  ctx.log.error({ err, tool }, 'mcp tool failed');
+  if (isAppError(err) && err.status === 504) return { message: `${tool} timed out: ${err.message}. Try again or narrow the request.` };
+  return { message: `${tool} failed because of an internal error in the service; try again later.` };
+}
+
+export type ReadResourceResult =
+  | { readonly kind: 'unknown_resource'; readonly message: string }
+  | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number; readonly message: string }
+  | { readonly kind: 'contents'; readonly contents: ResourceContents };
+
+/** Resource reads share the tool gate's permission rule and rate limit. */
+export async function readResource(ctx: McpContext, caller: Principal, uri: string): Promise<ReadResourceResult> {
+  const resource = findResource(caller, uri);
+  if (!resource) return { kind: 'unknown_resource', message: `Resource ${uri.slice(0, 200)} not found` };
+  if (ctx.rateLimiter) {
+    const wait = ctx.rateLimiter.take(rateKey(caller), ctx.now());
+    if (wait > 0) return { kind: 'rate_limited', retryAfterSeconds: wait, message: rateLimitMessage(wait) };
+  }
+  return { kind: 'contents', contents: await ctx.backend.readResource(caller, resource.name) };
+}

@@ -1,0 +1,104 @@
+import { type IncomingMessage, type Server as HttpServer, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { Principal } from '../access/index.ts';
+import type { McpContext } from './invoke.ts';
+import { hostAllowed, originAllowed } from './security.ts';
+import { createMcpServer } from './server.ts';
+import { MCP_SUBPROTOCOL, WebSocketTransport } from './ws-transport.ts';
+
+export interface WebSocketEndpointOptions {
+  readonly path: string;
+  readonly ctx: McpContext;
+  readonly allowedOrigins: readonly string[];
+  readonly allowedHosts: readonly string[];
+  /** Resolves a bearer token to its principal (null = invalid); checked on upgrade and before each message. */
+  authenticate(token: string): Promise<Principal | null>;
+  /** Largest accepted frame (bytes). */
+  readonly maxPayload?: number;
+}
+
+function reject(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error: { code, message } });
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'Connection: close',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m?.[1];
+}
+
+/**
+ * MCP over WebSocket on an existing HTTP server: the `Authorization: Bearer` key is checked on the
+ * upgrade request (401 refuses the upgrade), Origin and Host as for Streamable HTTP (403).
+ */
+export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpointOptions): { close(): Promise<void> } {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: opts.maxPayload ?? 4 * 1024 * 1024,
+    handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
+  });
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== opts.path) {
+      // Another upgrade handler may own this path; answer only when nobody else listens.
+      if (http.listenerCount('upgrade') === 1) reject(socket, 404, 'route_not_found', `no WebSocket endpoint at ${path}`);
+      return;
+    }
+    socket.on('error', () => socket.destroy());
+    if (!hostAllowed(req.headers.host, opts.allowedHosts)) {
+      reject(socket, 403, 'host_not_allowed', 'the Host header does not name this service');
+      return;
+    }
+    if (!originAllowed(req.headers.origin, opts.allowedOrigins)) {
+      reject(socket, 403, 'origin_not_allowed', `origin ${req.headers.origin} is not allowed`);
+      return;
+    }
+    const token = bearer(req);
+    const unauthenticated = () =>
+      reject(socket, 401, 'unauthenticated', 'missing or invalid API key: send Authorization: Bearer <API_KEY>', { 'WWW-Authenticate': 'Bearer' });
+    if (!token) {
+      unauthenticated();
+      return;
+    }
+    opts
+      .authenticate(token)
+      .then((principal) => {
+        if (!principal) {
+          unauthenticated();
+          return;
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const transport = new WebSocketTransport(ws, {
+            admit: async () => (await opts.authenticate(token))?.id === principal.id,
+          });
+          const server = createMcpServer(opts.ctx, principal, 'websocket');
+          server.connect(transport).catch((err: unknown) => {
+            opts.ctx.log.warn({ err }, 'MCP WebSocket connection failed');
+            ws.terminate();
+          });
+        });
+      })
+      .catch((err: unknown) => {
+        opts.ctx.log.error({ err }, 'MCP WebSocket authentication failed');
+        reject(socket, 500, 'internal_error', 'internal server error');
+      });
+  };
+
+  http.on('upgrade', onUpgrade);
+  return {
+    async close() {
+      http.off('upgrade', onUpgrade);
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
