@@ -3,10 +3,8 @@ import type { AppDeps } from '../deps.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { connectorRoutes } from './connectors.ts';
-import { meRoutes } from './me.ts';
 import { mcpRoutes } from './mcp.ts';
 import { systemRoutes } from './system.ts';
-import { webRoutes } from './web.ts';
 
 /** Every route module, registered in one place. */
 export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -14,8 +12,5 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await apiKeyRoutes(app, deps);
   await auditRoutes(app, deps);
   await connectorRoutes(app, deps);
-  await meRoutes(app, deps);
   await mcpRoutes(app, deps);
-  // Last: the console's catch-all GET /* must not shadow any API route.
-  await webRoutes(app, deps);
 }
