@@ -61,6 +61,9 @@ export const configSchema = z.object({
   ATRIUM_DAMPING_THRESHOLD: z.coerce.number().min(0).max(20).default(2.0),
   ATRIUM_DECAY_LAMBDA: z.coerce.number().min(0).max(10).default(0.05),
   ATRIUM_WEB_DIR: z.string().optional(),
+  ATRIUM_FTS_LANGUAGE: z.string().regex(/^[a-z_]{2,63}$/, 'a PostgreSQL text search configuration, e.g. english').default('english'),
+  ATRIUM_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20_000).default(1000),
+  ATRIUM_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(5000).default(150),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -97,6 +100,8 @@ export interface Config {
   readonly federation: { readonly deadlineMs: number; readonly cacheTtlMs: number; readonly dampingThreshold: number; readonly decayLambda: number };
   /** The built web console served at `/` (default: the package's web/dist). */
   readonly webDir: string;
+  /** The document index: full-text language and chunk sizes in characters. */
+  readonly documents: { readonly ftsLanguage: string; readonly chunkMaxChars: number; readonly chunkOverlapChars: number };
 }
 
 function splitList(v: string | undefined): string[] {
@@ -149,5 +154,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       decayLambda: c.ATRIUM_DECAY_LAMBDA,
     }),
     webDir: c.ATRIUM_WEB_DIR ? path.resolve(c.ATRIUM_WEB_DIR) : fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    documents: Object.freeze({
+      ftsLanguage: c.ATRIUM_FTS_LANGUAGE,
+      chunkMaxChars: c.ATRIUM_CHUNK_MAX_CHARS,
+      chunkOverlapChars: Math.min(c.ATRIUM_CHUNK_OVERLAP_CHARS, Math.floor(c.ATRIUM_CHUNK_MAX_CHARS / 2)),
+    }),
   } satisfies Config);
 }

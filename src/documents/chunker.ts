@@ -207,5 +207,5 @@ export function chunkDocument(doc: ChunkInput, opts: ChunkOptions): Chunk[] {
 /** True when the pending buffer is nothing but the overlap copied from the previous chunk. */
 function overlapTailOnly(buf: string, chunks: readonly Chunk[]): boolean {
   const last = chunks[chunks.length - 1];
-  return last !== undefined && last.content.endsWith(buf.trim());
+  return last?.content.endsWith(buf.trim()) ?? false;
 }

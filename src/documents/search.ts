@@ -1,6 +1,191 @@
-import type { DocumentsDeps, Passage, SearchRequest } from './types.ts';
+import { resolveProvider } from './embed.ts';
+import { BM25, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
+import { resolveSettings } from './settings.ts';
+import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
+import { parseVector, vectorLiteral } from './vectors.ts';
 
-/** Hybrid retrieval (BM25 over full-text + vector k-NN), fused. */
-export async function searchPassages(_deps: DocumentsDeps, _req: SearchRequest): Promise<Passage[]> {
-  throw new Error('searchPassages: landing shortly');
+/** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
+export const DEFAULT_FUSION: FusionMethod = 'convex';
+/** Weight of the semantic score in the convex combination (docs/retrieval.md). */
+export const DEFAULT_ALPHA = 0.5;
+
+class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
+function filterSql(req: SearchRequest, p: Params): { sql: string; needsDoc: boolean; needsConnector: boolean } {
+  const parts: string[] = [];
+  let needsConnector = false;
+  const f = req.filters ?? {};
+  if (req.sources?.length) parts.push(`d.source_node = ANY(${p.add([...req.sources])}::text[])`);
+  if (f.after) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) >= ${p.add(f.after)}::timestamptz`);
+  if (f.before) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) < ${p.add(f.before)}::timestamptz`);
+  if (f.authors?.length) parts.push(`d.author = ANY(${p.add([...f.authors])}::text[])`);
+  const types = [...(f.types ?? []), ...(f.document_types ?? [])];
+  if (types.length) parts.push(`d.document_type = ANY(${p.add(types)}::text[])`);
+  if (f.connector_types?.length) {
+    needsConnector = true;
+    parts.push(`k.connector_type = ANY(${p.add([...f.connector_types])}::text[])`);
+  }
+  return { sql: parts.map((x) => ` AND ${x}`).join(''), needsDoc: parts.length > 0, needsConnector };
+}
+
+const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * Hybrid retrieval in one SQL round-trip: BM25 over the full-text index (corpus statistics kept in
+ * SQL) and k-NN over the query model's vectors (pgvector HNSW, or an exact dot-product scan where
+ * pgvector is absent), then fused in the app. Every returned passage carries its lexical score,
+ * its cosine to the query (null when its vector is in another model's space) and the fused score.
+ */
+export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): Promise<Passage[]> {
+  const { db } = deps;
+  const settings = resolveSettings(deps);
+  const mode = req.mode ?? 'hybrid';
+  const limit = Math.max(1, Math.min(1000, Math.floor(req.limit)));
+  const k = Math.max(limit, req.candidates ?? Math.max(100, limit * 4));
+  const query = req.query.trim();
+
+  let qvec: Float32Array | null = null;
+  let qmodel: string | null = null;
+  if (mode !== 'lexical') {
+    if (req.queryVector) {
+      qvec = Float32Array.from(req.queryVector);
+      qmodel = req.queryModel ?? deps.embeddings?.defaultId ?? null;
+    } else if (deps.embeddings && query) {
+      const provider = resolveProvider(deps, req.queryModel);
+      qvec = (await provider.embed([query], req.signal))[0] ?? null;
+      qmodel = provider.id;
+    }
+  }
+  const useLex = mode !== 'vector' && query.length > 0;
+  const useVec = qvec !== null && qmodel !== null && qvec.length > 0;
+  if (!useLex && !useVec) return [];
+
+  const p = new Params();
+  const tenant = p.add(req.tenantId);
+  const filters = filterSql(req, p);
+  const docJoin = filters.needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '';
+  const conJoin = filters.needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
+  const ctes: string[] = [];
+  const bm25 = (alias: string) =>
+    `(SELECT coalesce(sum(qs.idf * (x.tf * ${BM25.k1 + 1}) / (x.tf + ${BM25.k1} * (1 - ${BM25.b} + ${BM25.b} * ${alias}.length / qs.avgdl))), 0)
+      FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf FROM unnest(${alias}.fts) u) x JOIN qs ON qs.term = x.lexeme)`;
+
+  if (useLex) {
+    const lang = p.add(settings.ftsLanguage);
+    const q = p.add(query);
+    ctes.push(
+      `qs AS (
+        SELECT s.term, ln(1 + (cs.chunk_count - s.df + 0.5) / (s.df + 0.5)) AS idf,
+               greatest(cs.total_length::float8 / greatest(cs.chunk_count, 1), 1) AS avgdl
+        FROM (SELECT DISTINCT t AS term FROM unnest(tsvector_to_array(to_tsvector(${lang}::regconfig, ${q}))) t) qt
+        JOIN chunk_term_stats s ON s.tenant_id = ${tenant} AND s.term = qt.term
+        JOIN chunk_corpus_stats cs ON cs.tenant_id = ${tenant}
+      )`,
+      `tsq AS (SELECT string_agg(quote_literal(term), ' | ')::tsquery AS q FROM qs)`,
+      `lex AS (
+        SELECT c.id, ${bm25('c')} AS score FROM tsq, chunks c${docJoin}${conJoin}
+        WHERE tsq.q IS NOT NULL AND c.tenant_id = ${tenant} AND c.fts @@ tsq.q${filters.sql}
+        ORDER BY score DESC LIMIT ${k}
+      )`,
+    );
+  }
+  let simExpr = 'NULL::float8';
+  const vecText = db.hasVector ? 'c.embedding_vec::text' : 'c.embedding';
+  if (useVec && qvec && qmodel) {
+    const dims = qvec.length;
+    const model = sqlString(qmodel);
+    if (db.hasVector) {
+      const v = `${p.add(vectorLiteral(qvec, true))}::vector(${dims})`;
+      const dist = (alias: string) => `(${alias}.embedding_vec::vector(${dims}) <=> ${v})`;
+      simExpr = `CASE WHEN c.embedding_model = ${model} AND vector_dims(c.embedding_vec) = ${dims} THEN 1 - ${dist('c')} END`;
+      ctes.push(
+        `vec AS (
+          SELECT c.id FROM chunks c${docJoin}${conJoin}
+          WHERE c.tenant_id = ${tenant} AND c.embedding_model = ${model}${filters.sql}
+          ORDER BY ${dist('c')} LIMIT ${k}
+        )`,
+      );
+    } else {
+      const v = `${p.add(vectorLiteral(qvec, false))}::real[]`;
+      const dot = (alias: string) => `(SELECT sum(a * b) FROM unnest(${alias}.embedding, ${v}) AS t(a, b))`;
+      simExpr = `CASE WHEN c.embedding_model = ${model} AND cardinality(c.embedding) = ${dims} THEN ${dot('c')} END`;
+      ctes.push(
+        `vec AS (
+          SELECT c.id FROM chunks c${docJoin}${conJoin}
+          WHERE c.tenant_id = ${tenant} AND c.embedding_model = ${model} AND cardinality(c.embedding) = ${dims}${filters.sql}
+          ORDER BY ${dot('c')} DESC LIMIT ${k}
+        )`,
+      );
+    }
+  }
+  if (!useLex) ctes.unshift(`qs AS (SELECT NULL::text AS term, 0::float8 AS idf, 1::float8 AS avgdl WHERE false)`);
+  const sources = [useLex ? 'SELECT id FROM lex' : null, useVec ? 'SELECT id FROM vec' : null].filter(Boolean).join(' UNION ');
+  const sql = `WITH ${ctes.join(',\n')}, ids AS (${sources})
+    SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
+           ${vecText} AS vec, ${useLex ? bm25('c') : '0::float8'} AS lexical, ${simExpr} AS semantic,
+           ${useLex ? 'c.id IN (SELECT id FROM lex)' : 'false'} AS in_lex, ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
+           d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.metadata, d.acl,
+           k.connector_type
+    FROM ids JOIN chunks c ON c.id = ids.id
+    JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
+    LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id
+    WHERE c.tenant_id = ${tenant}`;
+
+  const rows = await db.transaction(async (tx) => {
+    if (useVec && db.hasVector) {
+      await tx.query(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, k * 2))}`);
+      await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+    }
+    return (await tx.query<Record<string, unknown>>(sql, p.values)).rows;
+  });
+  req.signal?.throwIfAborted();
+
+  const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  const lexRanks = ranks(rows.filter((r) => r.in_lex).map((r) => ({ id: String(r.chunk_id), score: num(r.lexical) ?? 0 })));
+  const vecRanks = ranks(rows.filter((r) => r.in_vec).map((r) => ({ id: String(r.chunk_id), score: num(r.semantic) ?? -1 })));
+  const cands: Candidate[] = rows.map((r) => {
+    const id = String(r.chunk_id);
+    return { id, lexical: num(r.lexical), semantic: num(r.semantic), lexRank: lexRanks.get(id) ?? null, vecRank: vecRanks.get(id) ?? null };
+  });
+  const fusion = req.fusion ?? DEFAULT_FUSION;
+  const lists = (useLex ? 1 : 0) + (useVec ? 1 : 0);
+  const fused = fusion === 'rrf' ? new Map(cands.map((c) => [c.id, rrfScore(c, lists)])) : convexScores(cands, DEFAULT_ALPHA);
+  const byId = new Map(rows.map((r) => [String(r.chunk_id), r]));
+  const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
+  return cands
+    .map((c) => ({ c, score: fused.get(c.id) ?? 0 }))
+    .sort((a, b) => b.score - a.score || (b.c.lexical ?? 0) - (a.c.lexical ?? 0) || a.c.id.localeCompare(b.c.id))
+    .slice(0, limit)
+    .map(({ c, score }): Passage => {
+      const r = byId.get(c.id) ?? {};
+      return {
+        chunk_id: c.id,
+        ordinal: Number(r.ordinal),
+        heading: (r.heading as string | null) ?? null,
+        content: String(r.content),
+        document_id: String(r.document_id),
+        source_node: String(r.source_node),
+        connector_type: (r.connector_type as string | null) ?? null,
+        external_id: String(r.external_id),
+        title: String(r.title),
+        url: (r.url as string | null) ?? null,
+        author: (r.author as string | null) ?? null,
+        document_type: String(r.document_type),
+        created_at: iso(r.created_at),
+        updated_at: iso(r.updated_at),
+        metadata: (r.metadata as Record<string, unknown> | null) ?? {},
+        acl: r.acl ?? null,
+        lexical_score: c.lexical ?? 0,
+        semantic_score: c.semantic,
+        fused_score: Math.max(0, Math.min(1, score)),
+        embedding_model: (r.chunk_model as string | null) ?? null,
+        vector: parseVector(r.vec),
+      };
+    });
 }

@@ -72,6 +72,8 @@ export interface DocumentsDeps {
   readonly log?: Logger;
   readonly embeddings?: EmbeddingRegistry;
   readonly documentIndex?: Partial<IndexSettings>;
+  /** `AppDeps.config` carries the configured index settings (ATRIUM_FTS_LANGUAGE, ATRIUM_CHUNK_*). */
+  readonly config?: { readonly documents?: IndexSettings };
 }
 
 export type EmbedMode = 'job' | 'inline' | 'none';

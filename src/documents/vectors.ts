@@ -34,7 +34,10 @@ const ensured = new WeakMap<DatabaseExecutor, Set<string>>();
 export async function ensureVectorIndex(db: DatabaseExecutor, model: string, dimensions: number): Promise<void> {
   if (!db.hasVector) return;
   let set = ensured.get(db);
-  if (!set) ensured.set(db, (set = new Set()));
+  if (!set) {
+    set = new Set();
+    ensured.set(db, set);
+  }
   const key = `${model}:${dimensions}`;
   if (set.has(key)) return;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) throw new Error(`unsupported vector dimensions ${dimensions}`);

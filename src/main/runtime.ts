@@ -6,6 +6,7 @@ import { type DatabaseExecutor, migrate, openPglite, openPostgres } from '../pla
 import { createWorker, type JobHandler, type Worker } from '../platform/jobs/index.ts';
 import type { Logger } from '../platform/log.ts';
 import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
+import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
 
 export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, log);
@@ -37,6 +38,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
     const metrics = createMetrics({ defaultMetrics: true });
     const app = await buildApp(deps, { metrics });
     const handlers = new Map<string, JobHandler>();
+    handlers.set(EMBED_JOB_KIND, embedJobHandler(deps));
     const worker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
     metrics.gauge('atrium_jobs', 'Jobs by kind and status', ['kind', 'status'], async (g) => {
       g.reset();

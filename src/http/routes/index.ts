@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { connectorRoutes } from './connectors.ts';
+import { documentRoutes } from './documents.ts';
 import { mcpRoutes } from './mcp.ts';
 import { systemRoutes } from './system.ts';
 
@@ -12,5 +13,6 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await apiKeyRoutes(app, deps);
   await auditRoutes(app, deps);
   await connectorRoutes(app, deps);
+  await documentRoutes(app, deps);
   await mcpRoutes(app, deps);
 }

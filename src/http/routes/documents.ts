@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import {
+  deleteDocuments,
+  documentInputSchema,
+  type DocumentsDeps,
+  getDocument,
+  MAX_BATCH_DOCUMENTS,
+  searchPassages,
+  upsertDocuments,
+} from '../../documents/index.ts';
+import { Errors } from '../../platform/errors.ts';
+import type { App } from '../app.ts';
+import { principalOf } from '../auth.ts';
+import type { AppDeps } from '../deps.ts';
+
+const documentRecord = z.object({
+  id: z.string(),
+  source_node: z.string().describe('the connector the document came from'),
+  connector_type: z.string().nullable(),
+  external_id: z.string(),
+  title: z.string(),
+  content: z.string(),
+  url: z.string().nullable(),
+  author: z.string().nullable(),
+  document_type: z.string(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  acl: z.unknown(),
+  content_hash: z.string(),
+  embedding_model: z.string().nullable().describe('model of its vectors; null until embedded'),
+  ingested_at: z.string(),
+  chunk_count: z.number().int(),
+});
+
+const passageRecord = z.object({
+  chunk_id: z.string(),
+  document_id: z.string(),
+  source_node: z.string(),
+  connector_type: z.string().nullable(),
+  external_id: z.string(),
+  title: z.string(),
+  url: z.string().nullable(),
+  author: z.string().nullable(),
+  document_type: z.string(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  heading: z.string().nullable(),
+  content: z.string(),
+  lexical_score: z.number(),
+  semantic_score: z.number().nullable(),
+  fused_score: z.number(),
+  embedding_model: z.string().nullable(),
+});
+
+const connectorParams = z.object({ connector_id: z.string().min(1).max(200) });
+
+
+/** Push ingestion targets a connector of the caller's tenant whose type is `api`. */
+async function requireApiConnector(deps: AppDeps, tenantId: string, connectorId: string): Promise<void> {
+  const r = await deps.db.query<{ connector_type: string }>('SELECT connector_type FROM connectors WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    connectorId,
+  ]);
+  const row = r.rows[0];
+  if (!row) throw Errors.notFound('connector', connectorId);
+  if (row.connector_type !== 'api') {
+    throw Errors.conflict(`connector '${connectorId}' is of type '${row.connector_type}': documents can be pushed only to connector_type 'api'`, {
+      connector_type: row.connector_type,
+    });
+  }
+}
+
+export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
+  const docDeps: DocumentsDeps = deps;
+
+  app.post(
+    '/v1/connectors/:connector_id/documents',
+    {
+      config: { permission: 'connector:write' },
+      // Checked before validation so an oversized batch is a 413, not a list of 400 problems.
+      preValidation: async (request) => {
+        const body = request.body as { documents?: unknown } | null;
+        if (body && Array.isArray(body.documents) && body.documents.length > MAX_BATCH_DOCUMENTS) {
+          throw Errors.payloadTooLarge(`${body.documents.length} documents in one request: send at most ${MAX_BATCH_DOCUMENTS} per request`);
+        }
+      },
+      schema: {
+        summary: 'Upsert a batch of documents into a push (api) connector, idempotent on external_id',
+        description: `At most ${MAX_BATCH_DOCUMENTS} documents (413 above). Any invalid document rejects the whole batch (400 naming index and field).`,
+        tags: ['documents'],
+        params: connectorParams,
+        body: z.object({ documents: z.array(documentInputSchema).min(1) }),
+        response: {
+          200: z.object({
+            added: z.number().int(),
+            updated: z.number().int(),
+            unchanged: z.number().int(),
+            documents: z.array(z.object({ id: z.string(), external_id: z.string() })),
+            embed_job_id: z.string().nullable().optional().describe('the job making vectors for the changed documents'),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      await requireApiConnector(deps, tenantId, request.params.connector_id);
+      const r = await upsertDocuments(docDeps, { tenantId, connectorId: request.params.connector_id, documents: request.body.documents });
+      return { ...r, documents: [...r.documents] };
+    },
+  );
+
+  app.delete(
+    '/v1/connectors/:connector_id/documents/:external_id',
+    {
+      config: { permission: 'connector:write' },
+      schema: {
+        summary: 'Delete one pushed document (its chunks and vectors go with it)',
+        tags: ['documents'],
+        params: connectorParams.extend({ external_id: z.string().min(1).max(512) }),
+        response: { 200: z.object({ deleted: z.literal(true), external_id: z.string() }) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      const { connector_id: connectorId, external_id: externalId } = request.params;
+      await requireApiConnector(deps, tenantId, connectorId);
+      const { deleted } = await deleteDocuments(docDeps, { tenantId, connectorId, externalIds: [externalId] });
+      if (deleted === 0) throw Errors.notFound('document', externalId);
+      return { deleted: true as const, external_id: externalId };
+    },
+  );
+
+  app.get(
+    '/v1/documents/:id',
+    {
+      config: { permission: 'query' },
+      schema: {
+        summary: 'Read one document in full',
+        tags: ['documents'],
+        params: z.object({ id: z.string().min(1).max(200) }),
+        response: { 200: documentRecord },
+      },
+    },
+    async (request) => {
+      const doc = await getDocument(deps.db, principalOf(request).tenantId, request.params.id);
+      if (!doc) throw Errors.notFound('document', request.params.id);
+      const { tenant_id: _tenant, ...rest } = doc;
+      return rest;
+    },
+  );
+
+  app.post(
+    '/v1/search',
+    {
+      config: { permission: 'query' },
+      schema: {
+        summary: "Hybrid search (BM25 + vectors) over the tenant's documents, returning passages with their scores",
+        tags: ['documents'],
+        body: z.object({
+          query: z.string().trim().min(1).max(2000),
+          sources: z.array(z.string()).max(100).optional().describe('connector ids to restrict to'),
+          limit: z.number().int().min(1).max(100).default(10),
+          mode: z.enum(['hybrid', 'lexical', 'vector']).default('hybrid'),
+          filters: z
+            .object({
+              after: z.iso.datetime({ offset: true }).optional(),
+              before: z.iso.datetime({ offset: true }).optional(),
+              authors: z.array(z.string()).optional(),
+              document_types: z.array(z.string()).optional(),
+              connector_types: z.array(z.string()).optional(),
+            })
+            .optional(),
+        }),
+        response: { 200: z.object({ passages: z.array(passageRecord) }) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = principalOf(request);
+      const b = request.body;
+      const passages = await searchPassages(docDeps, { tenantId, query: b.query, sources: b.sources, limit: b.limit, mode: b.mode, filters: b.filters });
+      return { passages: passages.map(({ vector: _v, acl: _a, ordinal: _o, ...p }) => p) };
+    },
+  );
+}
