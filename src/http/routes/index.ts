@@ -4,8 +4,10 @@ import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { connectorRoutes } from './connectors.ts';
 import { documentRoutes } from './documents.ts';
+import { meRoutes } from './me.ts';
 import { mcpRoutes } from './mcp.ts';
 import { systemRoutes } from './system.ts';
+import { webRoutes } from './web.ts';
 
 /** Every route module, registered in one place. */
 export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -15,4 +17,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await connectorRoutes(app, deps);
   await documentRoutes(app, deps);
   await mcpRoutes(app, deps);
+  await meRoutes(app, deps);
+  // Last: the console's catch-all GET /* must not shadow any API route.
+  await webRoutes(app, deps);
 }

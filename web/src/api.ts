@@ -1,0 +1,125 @@
+// The console's only way to the service: same-origin fetch to /v1 with the API key from
+// sessionStorage (or the SSO session cookie, which the browser sends by itself).
+
+const KEY_STORAGE = 'atrium.apiKey';
+
+export function storedKey(): string | null {
+  try {
+    return sessionStorage.getItem(KEY_STORAGE);
+  } catch {
+    return null;
+  }
+}
+
+export function storeKey(key: string | null): void {
+  try {
+    if (key === null) sessionStorage.removeItem(KEY_STORAGE);
+    else sessionStorage.setItem(KEY_STORAGE, key);
+  } catch {
+    // Storage can be disabled; the key then lives only in this page.
+  }
+}
+
+/** An API error carrying the service's own `{error: {code, message, details}}`. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: unknown;
+  constructor(status: number, code: string, message: string, details?: unknown) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export interface RequestOptions {
+  readonly method?: string;
+  readonly body?: unknown;
+  readonly query?: Record<string, string | number | boolean | undefined | null>;
+  readonly signal?: AbortSignal;
+  /** Send no credential (public endpoints, and checking a key before storing it). */
+  readonly key?: string | null;
+  readonly accept?: string;
+}
+
+function buildUrl(path: string, query: RequestOptions['query']): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  }
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+async function send(path: string, opts: RequestOptions): Promise<Response> {
+  const headers: Record<string, string> = { accept: opts.accept ?? 'application/json' };
+  const key = opts.key === undefined ? storedKey() : opts.key;
+  if (key) headers.authorization = `Bearer ${key}`;
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(buildUrl(path, opts.query), { method: opts.method ?? 'GET', headers, body, signal: opts.signal, credentials: 'same-origin' });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError(0, 'network_error', 'The Atrium service could not be reached. Check that it is running.');
+  }
+  if (!res.ok) throw await toApiError(res);
+  return res;
+}
+
+async function toApiError(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string') {
+      const code = typeof parsed.error.code === 'string' ? parsed.error.code : `http_${res.status}`;
+      return new ApiError(res.status, code, parsed.error.message, parsed.error.details);
+    }
+  } catch {
+    // not JSON: fall through
+  }
+  return new ApiError(res.status, `http_${res.status}`, `${res.status} ${res.statusText || 'error'}${text ? `: ${text.slice(0, 200)}` : ''}`);
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON request; resolves to the parsed body (undefined for 204). */
+export async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
+  const res = await send(path, opts);
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** A non-JSON body (XML metadata, say) as text. */
+export async function apiText(path: string, opts: RequestOptions = {}): Promise<string> {
+  const res = await send(path, { ...opts, accept: opts.accept ?? '*/*' });
+  return res.text();
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+// The service's OpenAPI document tells which capabilities are installed, so pages can say
+// "not available on this server" instead of failing later.
+let openapiPaths: Promise<Set<string>> | null = null;
+export function availablePaths(): Promise<Set<string>> {
+  openapiPaths ??= api<{ paths?: Record<string, unknown> }>('/v1/openapi.json', { key: null })
+    .then((doc) => new Set(Object.keys(doc.paths ?? {})))
+    .catch(() => {
+      openapiPaths = null;
+      return new Set<string>();
+    });
+  return openapiPaths;
+}

@@ -1,0 +1,136 @@
+import { type FormEvent, useState } from 'react';
+import { api } from '../api.ts';
+import { Badge, ConfirmButton, CopyButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
+import { useAction, useLoad } from '../hooks.ts';
+import { relativeTime } from '../lib/format.ts';
+import type { Permission } from '../session.tsx';
+
+interface ApiKey {
+  readonly id: string;
+  readonly name: string;
+  readonly key_prefix: string;
+  readonly permissions: Permission[];
+  readonly created_at: string;
+  readonly last_used_at: string | null;
+  readonly revoked_at: string | null;
+}
+
+const ALL: readonly Permission[] = ['query', 'connector:read', 'connector:write', 'admin'];
+
+export function ApiKeysPage() {
+  const list = useLoad((signal) => api<{ api_keys: ApiKey[] }>('/v1/api-keys', { signal }), []);
+  const [name, setName] = useState('');
+  const [perms, setPerms] = useState<Set<Permission>>(new Set(['query']));
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const create = useAction(async () => {
+    const res = await api<ApiKey & { key: string }>('/v1/api-keys', { method: 'POST', body: { name: name.trim(), permissions: ALL.filter((p) => perms.has(p)) } });
+    setCreated({ name: res.name, key: res.key });
+    setName('');
+    list.reload();
+  });
+  const revoke = useAction(async (id: string) => {
+    await api(`/v1/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    list.reload();
+  });
+  const toggle = (p: Permission) =>
+    setPerms((s) => {
+      const n = new Set(s);
+      if (n.has(p)) n.delete(p);
+      else n.add(p);
+      return n;
+    });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void create.run();
+  };
+  const now = new Date();
+  return (
+    <>
+      <PageTitle>API keys</PageTitle>
+      <section className="card" aria-labelledby="new-key">
+        <h2 id="new-key">Create a key</h2>
+        <form onSubmit={submit}>
+          <Field label="Name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />}</Field>
+          <fieldset>
+            <legend>Permissions</legend>
+            {ALL.map((p) => (
+              <label key={p} className="check">
+                <input type="checkbox" checked={perms.has(p)} onChange={() => toggle(p)} /> {p}
+              </label>
+            ))}
+          </fieldset>
+          <ErrorBox error={create.error} />
+          <button type="submit" disabled={create.pending || !name.trim() || perms.size === 0}>
+            Create key
+          </button>
+        </form>
+        {created && (
+          <div className="secret-once" role="status">
+            <p>
+              <strong>Key “{created.name}” created.</strong> Copy it now: it is shown only once.
+            </p>
+            <div className="row">
+              <code className="secret" data-testid="new-key">
+                {created.key}
+              </code>
+              <CopyButton text={created.key} />
+              <button type="button" className="secondary small" onClick={() => setCreated(null)}>
+                Done
+              </button>
+            </div>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="keys-h">
+        <h2 id="keys-h">Keys</h2>
+        <ErrorBox error={list.error} />
+        <ErrorBox error={revoke.error} title="Revoke failed" />
+        {list.loading && !list.data && <Loading />}
+        {list.data && (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Permissions</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.api_keys.map((k) => (
+                  <tr key={k.id} data-key-name={k.name}>
+                    <td>{k.name}</td>
+                    <td>
+                      <code>{k.key_prefix}…</code>
+                    </td>
+                    <td>{k.permissions.join(', ')}</td>
+                    <td title={k.created_at}>{relativeTime(k.created_at, now)}</td>
+                    <td title={k.last_used_at ?? ''}>{relativeTime(k.last_used_at, now)}</td>
+                    <td>{k.revoked_at ? <Badge tone="bad">revoked</Badge> : <Badge tone="good">active</Badge>}</td>
+                    <td>
+                      {!k.revoked_at && (
+                        <ConfirmButton
+                          label="Revoke"
+                          title={`Revoke “${k.name}”?`}
+                          body={<p>Clients using this key will get 401 from now on. This cannot be undone.</p>}
+                          confirmLabel="Revoke key"
+                          onConfirm={() => void revoke.run(k.id)}
+                        />
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,179 @@
+import { api, isRecord } from '../api.ts';
+import { ConfirmButton, ErrorBox, JsonView, Loading, PageTitle } from '../components/ui.tsx';
+import { useAction, useLoad } from '../hooks.ts';
+import { relativeTime } from '../lib/format.ts';
+import { documentSeries, parseSyncRuns, type SyncRun } from '../lib/sync-history.ts';
+import { Link, navigate } from '../router.tsx';
+import { useSession } from '../session.tsx';
+import { deleteConnector, oauthUrl, setPaused, StatusBadge, syncConnector } from './connector-shared.tsx';
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+export function ConnectorDetailPage({ id }: { id: string }) {
+  const session = useSession();
+  const writable = session.can('connector:write');
+  const detail = useLoad((signal) => api<Record<string, unknown>>(`/v1/connectors/${encodeURIComponent(id)}`, { signal }), [id], { refreshMs: 4000 });
+  const act = useAction(async (fn: () => Promise<void>) => {
+    await fn();
+    detail.reload();
+  });
+  const c = detail.data && isRecord(detail.data.connector) ? detail.data.connector : detail.data;
+  const now = new Date();
+  const status = str(c?.status) ?? 'unknown';
+  const type = str(c?.connector_type) ?? '';
+  const runs = c ? parseSyncRuns(c) : [];
+  return (
+    <>
+      <p>
+        <Link href="/connectors">← All connectors</Link>
+      </p>
+      <ErrorBox error={detail.error} />
+      <ErrorBox error={act.error} title="Action failed" />
+      {detail.loading && !c && <Loading />}
+      {c && (
+        <>
+          <PageTitle>{str(c.display_name) ?? id}</PageTitle>
+          <dl className="kv">
+            <div>
+              <dt>Status</dt>
+              <dd>
+                <StatusBadge status={status} />
+              </dd>
+            </div>
+            <div>
+              <dt>Type</dt>
+              <dd>{type}</dd>
+            </div>
+            <div>
+              <dt>Documents</dt>
+              <dd>{typeof c.document_count === 'number' ? c.document_count : '—'}</dd>
+            </div>
+            <div>
+              <dt>Last sync</dt>
+              <dd title={str(c.last_sync_at)}>{relativeTime(str(c.last_sync_at), now)}</dd>
+            </div>
+          </dl>
+          {str(c.last_error) && (
+            <div className="error" role="alert">
+              Last error: {str(c.last_error)}
+            </div>
+          )}
+          {writable && (
+            <div className="row">
+              <button type="button" disabled={act.pending} onClick={() => void act.run(() => syncConnector(id, false))}>
+                Sync now (incremental)
+              </button>
+              <button type="button" className="secondary" disabled={act.pending} onClick={() => void act.run(() => syncConnector(id, true))}>
+                Full sync
+              </button>
+              <button type="button" className="secondary" disabled={act.pending} onClick={() => void act.run(() => setPaused(id, status !== 'paused'))}>
+                {status === 'paused' ? 'Resume' : 'Pause'}
+              </button>
+              {(status === 'connecting' || status === 'disconnected' || status === 'error') && type && (
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={act.pending}
+                  onClick={() =>
+                    void act.run(async () => {
+                      window.location.assign(await oauthUrl(type, id));
+                    })
+                  }
+                >
+                  Connect with OAuth
+                </button>
+              )}
+              <ConfirmButton
+                label="Delete"
+                className="danger"
+                title={`Delete “${str(c.display_name) ?? id}”?`}
+                body={<p>Its documents are removed from the index and its sync jobs stop. This cannot be undone.</p>}
+                confirmLabel="Delete connector"
+                onConfirm={() =>
+                  void act.run(async () => {
+                    await deleteConnector(id);
+                    navigate('/connectors');
+                  })
+                }
+              />
+            </div>
+          )}
+          <SyncHistory runs={runs} now={now} />
+          {isRecord(c.settings) && (
+            <details>
+              <summary>Settings</summary>
+              <JsonView value={c.settings} />
+            </details>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function SyncHistory({ runs, now }: { runs: SyncRun[]; now: Date }) {
+  return (
+    <section aria-labelledby="history-h">
+      <h2 id="history-h">Sync history</h2>
+      {runs.length === 0 ? (
+        <p className="muted">No sync has run yet.</p>
+      ) : (
+        <>
+          <DocumentsChart runs={runs} />
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Deleted</th>
+                  <th scope="col">Error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.map((r) => (
+                  <tr key={r.id}>
+                    <td title={r.started_at}>{relativeTime(r.started_at, now)}</td>
+                    <td>{r.sync_type}</td>
+                    <td>{r.status}</td>
+                    <td>{r.added}</td>
+                    <td>{r.updated}</td>
+                    <td>{r.deleted}</td>
+                    <td>{r.error ?? ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+function DocumentsChart({ runs }: { runs: SyncRun[] }) {
+  const points = documentSeries(runs);
+  if (points.length < 2) return null;
+  const w = 320;
+  const h = 80;
+  const max = Math.max(1, ...points.map((p) => p.documents));
+  const t0 = points[0]?.t ?? 0;
+  const t1 = points[points.length - 1]?.t ?? 1;
+  const x = (t: number) => (t1 === t0 ? 0 : ((t - t0) / (t1 - t0)) * (w - 8) + 4);
+  const y = (v: number) => h - 4 - (v / max) * (h - 8);
+  const d = points.map((p, i) => `${i ? 'L' : 'M'}${x(p.t).toFixed(1)},${y(p.documents).toFixed(1)}`).join(' ');
+  const last = points[points.length - 1]?.documents ?? 0;
+  return (
+    <figure className="chart">
+      <svg viewBox={`0 0 ${w} ${h}`} width={w} height={h} role="img" aria-label={`Documents over time, from ${points[0]?.documents} to ${last}`}>
+        <path d={d} fill="none" stroke="currentColor" strokeWidth="2" />
+      </svg>
+      <figcaption className="muted small">Documents over time (now {last})</figcaption>
+    </figure>
+  );
+}

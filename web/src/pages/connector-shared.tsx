@@ -1,0 +1,82 @@
+import { api, isRecord } from '../api.ts';
+import { Badge } from '../components/ui.tsx';
+
+export const STATES = ['disconnected', 'connecting', 'connected', 'syncing', 'idle', 'error', 'rate_limited', 'paused'] as const;
+
+const TONE: Record<string, 'neutral' | 'good' | 'warn' | 'bad' | 'info'> = {
+  disconnected: 'neutral',
+  connecting: 'info',
+  connected: 'good',
+  syncing: 'info',
+  idle: 'good',
+  error: 'bad',
+  rate_limited: 'warn',
+  paused: 'neutral',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return (
+    <Badge tone={TONE[status] ?? 'neutral'}>
+      {status === 'syncing' && <span className="spinner" aria-hidden="true" />}
+      {status.replace(/_/g, ' ')}
+    </Badge>
+  );
+}
+
+export interface CatalogKind {
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly category?: string;
+  readonly auth_type?: string;
+  readonly settings_schema?: unknown;
+  readonly credentials_schema?: unknown;
+  readonly raw: Record<string, unknown>;
+}
+
+function firstArray(v: unknown): unknown[] {
+  if (Array.isArray(v)) return v;
+  if (isRecord(v)) for (const x of Object.values(v)) if (Array.isArray(x)) return x;
+  return [];
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+/** Reads the catalogue tolerantly: the connectors capability owns its exact shape. */
+export function parseCatalog(body: unknown): CatalogKind[] {
+  return firstArray(body)
+    .filter(isRecord)
+    .map((k) => {
+      const type = str(k.connector_type) ?? str(k.type) ?? str(k.kind) ?? str(k.id) ?? 'unknown';
+      return {
+        connector_type: type,
+        display_name: str(k.display_name) ?? str(k.name) ?? str(k.title) ?? type,
+        category: str(k.category),
+        auth_type: str(k.auth_type) ?? str(k.auth),
+        settings_schema: k.settings_schema ?? k.settings ?? k.settingsSchema,
+        credentials_schema: k.credentials_schema ?? k.credentials ?? k.credentialsSchema,
+        raw: k,
+      };
+    });
+}
+
+export async function syncConnector(id: string, full: boolean): Promise<void> {
+  await api(`/v1/connectors/${encodeURIComponent(id)}/sync`, { method: 'POST', query: { full } });
+}
+
+export async function setPaused(id: string, paused: boolean): Promise<void> {
+  await api(`/v1/connectors/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, { method: 'POST' });
+}
+
+export async function deleteConnector(id: string): Promise<void> {
+  await api(`/v1/connectors/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/** The provider's authorization URL for an OAuth kind, bound to this connector. */
+export async function oauthUrl(type: string, connectorId: string): Promise<string> {
+  const res = await api<unknown>(`/v1/connectors/${encodeURIComponent(type)}/oauth-url`, { query: { connector_id: connectorId } });
+  const url = isRecord(res) ? (str(res.url) ?? str(res.oauth_url) ?? str(res.authorization_url)) : undefined;
+  if (!url) throw new Error('The service returned no authorization URL.');
+  return url;
+}

@@ -1,0 +1,208 @@
+import { type FormEvent, useMemo, useState } from 'react';
+import { api } from '../api.ts';
+import { ConfirmButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
+import { useAction, useLoad } from '../hooks.ts';
+import { relativeTime } from '../lib/format.ts';
+import { fieldsFromSchema, type FormField, initialValues, valuesToObject } from '../lib/json-schema-form.ts';
+import { Link, navigate } from '../router.tsx';
+import { useSession } from '../session.tsx';
+import { type CatalogKind, deleteConnector, parseCatalog, setPaused, StatusBadge, syncConnector } from './connector-shared.tsx';
+import { SchemaFields } from './schema-fields.tsx';
+
+interface ConnectorItem {
+  readonly connector_id: string;
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly status: string;
+  readonly last_sync_at: string | null;
+  readonly document_count: number;
+}
+
+export function ConnectorsPage() {
+  const session = useSession();
+  const writable = session.can('connector:write');
+  const list = useLoad((signal) => api<{ connectors: ConnectorItem[] }>('/v1/connectors', { signal }), [], { refreshMs: 5000 });
+  const act = useAction(async (fn: () => Promise<void>) => {
+    await fn();
+    list.reload();
+  });
+  const now = new Date();
+  return (
+    <>
+      <PageTitle>Connectors</PageTitle>
+      {writable && <AddConnector onCreated={list.reload} />}
+      <section aria-labelledby="list-h">
+        <h2 id="list-h">Connected sources</h2>
+        <ErrorBox error={list.error} />
+        <ErrorBox error={act.error} title="Action failed" />
+        {list.loading && !list.data && <Loading />}
+        {list.data && list.data.connectors.length === 0 && <p className="notice">No connectors yet.</p>}
+        {list.data && list.data.connectors.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Documents</th>
+                  <th scope="col">Last sync</th>
+                  {writable && <th scope="col">Actions</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.connectors.map((c) => (
+                  <tr key={c.connector_id} data-connector={c.connector_id}>
+                    <td>
+                      <Link href={`/connectors/${encodeURIComponent(c.connector_id)}`}>{c.display_name}</Link>
+                      <div className="muted small">{c.connector_id}</div>
+                    </td>
+                    <td>{c.connector_type}</td>
+                    <td>
+                      <StatusBadge status={c.status} />
+                    </td>
+                    <td>{c.document_count}</td>
+                    <td title={c.last_sync_at ?? ''}>{relativeTime(c.last_sync_at, now)}</td>
+                    {writable && (
+                      <td className="actions">
+                        <button type="button" className="secondary small" disabled={act.pending} onClick={() => void act.run(() => syncConnector(c.connector_id, false))}>
+                          Sync now
+                        </button>
+                        <button type="button" className="secondary small" disabled={act.pending} onClick={() => void act.run(() => syncConnector(c.connector_id, true))}>
+                          Full sync
+                        </button>
+                        {c.status === 'paused' ? (
+                          <button type="button" className="secondary small" disabled={act.pending} onClick={() => void act.run(() => setPaused(c.connector_id, false))}>
+                            Resume
+                          </button>
+                        ) : (
+                          <button type="button" className="secondary small" disabled={act.pending} onClick={() => void act.run(() => setPaused(c.connector_id, true))}>
+                            Pause
+                          </button>
+                        )}
+                        <ConfirmButton
+                          label="Delete"
+                          title={`Delete “${c.display_name}”?`}
+                          body={<p>Its {c.document_count} documents are removed from the index and its sync jobs stop. This cannot be undone.</p>}
+                          confirmLabel="Delete connector"
+                          onConfirm={() => void act.run(() => deleteConnector(c.connector_id))}
+                        />
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+const CREDENTIAL_KEY: Record<string, string> = { chat: 'token', 'issue tracker': 'api_key', issue_tracker: 'api_key' };
+
+/** Credentials form fields: the catalogue's schema, else one secret named after the kind's convention. */
+function credentialFields(kind: CatalogKind): FormField[] {
+  const fromSchema = fieldsFromSchema(kind.credentials_schema, { secret: true });
+  if (fromSchema.length) return fromSchema;
+  if (kind.auth_type === 'none' || kind.connector_type === 'api' || kind.connector_type === 'filesystem') return [];
+  const name = CREDENTIAL_KEY[kind.category ?? ''] ?? 'access_token';
+  const oauth = /oauth/i.test(kind.auth_type ?? '');
+  return [{ name, label: name.replace(/_/g, ' '), kind: 'secret', required: !oauth, description: oauth ? 'Leave empty to connect with OAuth instead.' : undefined }];
+}
+
+function AddConnector({ onCreated }: { onCreated: () => void }) {
+  const catalog = useLoad((signal) => api<unknown>('/v1/connectors/catalog', { signal }).then(parseCatalog), []);
+  const [type, setType] = useState('');
+  const kind = catalog.data?.find((k) => k.connector_type === type);
+  return (
+    <section className="card" aria-labelledby="add-h">
+      <h2 id="add-h">Add a connector</h2>
+      <ErrorBox error={catalog.error} title="The connector catalogue could not be loaded" />
+      {catalog.data && (
+        <Field label="Kind">
+          {(id) => (
+            <select id={id} value={type} onChange={(e) => setType(e.target.value)}>
+              <option value="">Choose a tool…</option>
+              {catalog.data?.map((k) => (
+                <option key={k.connector_type} value={k.connector_type}>
+                  {k.display_name}
+                  {k.category ? ` (${k.category})` : ''}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+      {kind && <ConnectorForm key={kind.connector_type} kind={kind} onCreated={onCreated} />}
+    </section>
+  );
+}
+
+function ConnectorForm({ kind, onCreated }: { kind: CatalogKind; onCreated: () => void }) {
+  const settingsFields = useMemo(() => fieldsFromSchema(kind.settings_schema), [kind]);
+  const credFields = useMemo(() => credentialFields(kind), [kind]);
+  const [name, setName] = useState(kind.display_name);
+  const [settings, setSettings] = useState(() => initialValues(settingsFields));
+  const [creds, setCreds] = useState(() => initialValues(credFields));
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [created, setCreated] = useState<{ id: string; oauth_url: string | null } | null>(null);
+  const create = useAction(async () => {
+    const s = valuesToObject(settingsFields, settings);
+    const c = valuesToObject(credFields, creds);
+    const errors = { ...s.errors, ...c.errors };
+    setFieldErrors(errors);
+    if (Object.keys(errors).length) return;
+    const res = await api<{ connector_id: string; oauth_url?: string | null }>('/v1/connectors', {
+      method: 'POST',
+      body: { connector_type: kind.connector_type, display_name: name.trim(), credentials: c.value, settings: s.value },
+    });
+    setCreated({ id: res.connector_id, oauth_url: res.oauth_url ?? null });
+    onCreated();
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void create.run();
+  };
+  if (created) {
+    return (
+      <div className="notice" role="status">
+        <p>
+          Connector <code>{created.id}</code> created.
+        </p>
+        <div className="row">
+          {created.oauth_url && (
+            <a className="button" href={created.oauth_url}>
+              Connect with {kind.display_name}
+            </a>
+          )}
+          <button type="button" className="secondary" onClick={() => navigate(`/connectors/${encodeURIComponent(created.id)}`)}>
+            Open connector
+          </button>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <form onSubmit={submit} aria-label={`New ${kind.display_name} connector`}>
+      <Field label="Display name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      {credFields.length > 0 && (
+        <fieldset>
+          <legend>Credentials (encrypted at rest, never shown again)</legend>
+          <SchemaFields fields={credFields} values={creds} errors={fieldErrors} onChange={setCreds} idPrefix="cred" />
+        </fieldset>
+      )}
+      {settingsFields.length > 0 && (
+        <fieldset>
+          <legend>Settings</legend>
+          <SchemaFields fields={settingsFields} values={settings} errors={fieldErrors} onChange={setSettings} idPrefix="set" />
+        </fieldset>
+      )}
+      <ErrorBox error={create.error} />
+      <button type="submit" disabled={create.pending || !name.trim()}>
+        {create.pending ? 'Creating…' : 'Create connector'}
+      </button>
+    </form>
+  );
+}

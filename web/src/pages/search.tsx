@@ -1,0 +1,310 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { api, isRecord } from '../api.ts';
+import { Badge, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
+import { useAction, useLoad } from '../hooks.ts';
+import { confidenceBand } from '../lib/confidence.ts';
+import { relativeTime } from '../lib/format.ts';
+import { highlightSegments, makeSnippet, queryTerms } from '../lib/highlight.ts';
+import { Link } from '../router.tsx';
+import { useSession } from '../session.tsx';
+import { Highlighted, SourceIcon } from './search-parts.tsx';
+
+export interface FederatedItem {
+  readonly id: string;
+  readonly content: string;
+  readonly source_node: string;
+  readonly relevance_score: number;
+  readonly semantic_similarity: number;
+  readonly federation_confidence: number;
+  readonly temporal_status: 'recent' | 'stale' | 'historical' | string;
+  readonly is_critical: boolean;
+  readonly suppressed_by_tombstone: boolean;
+  readonly metadata: Record<string, unknown>;
+  readonly reasoning?: unknown;
+}
+
+interface FederatedResponse {
+  readonly query_hash: string;
+  readonly items: FederatedItem[];
+  readonly nodes_consulted: string[];
+  readonly latency_ms: number;
+  readonly user_entropy: number;
+  readonly damping_active: boolean;
+  readonly entropy_level?: string;
+}
+
+interface ConnectorItem {
+  readonly connector_id: string;
+  readonly connector_type: string;
+  readonly display_name: string;
+}
+
+const INTENT_DIMENSIONS = [
+  ['urgency', 'Urgency (future → immediate)'],
+  ['emotional_weight', 'Emotional weight (rational → emotional)'],
+  ['action_likelihood', 'Action likelihood (browsing → acting)'],
+  ['social_dimension', 'Social dimension (solo → collaborative)'],
+  ['context_sensitivity', 'Context sensitivity'],
+] as const;
+
+type IntentKey = (typeof INTENT_DIMENSIONS)[number][0];
+
+function list(text: string): string[] | undefined {
+  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+export function SearchPage() {
+  const session = useSession();
+  const [query, setQuery] = useState(() => new URLSearchParams(location.search).get('q') ?? '');
+  const [maxResults, setMaxResults] = useState('10');
+  const [sources, setSources] = useState<Set<string>>(new Set());
+  const [after, setAfter] = useState('');
+  const [before, setBefore] = useState('');
+  const [authors, setAuthors] = useState('');
+  const [types, setTypes] = useState('');
+  const [connectorType, setConnectorType] = useState('');
+  const [documentType, setDocumentType] = useState('');
+  const [useIntent, setUseIntent] = useState(false);
+  const [intent, setIntent] = useState<Record<IntentKey, number>>({ urgency: 0.5, emotional_weight: 0.5, action_likelihood: 0.5, social_dimension: 0.5, context_sensitivity: 0.5 });
+  const [force, setForce] = useState(false);
+  const [result, setResult] = useState<{ response: FederatedResponse; terms: string[] } | null>(null);
+  const connectors = useLoad((signal) => (session.can('connector:read') ? api<{ connectors: ConnectorItem[] }>('/v1/connectors', { signal }) : Promise.resolve({ connectors: [] })), []);
+
+  const search = useAction(async () => {
+    const filters: Record<string, unknown> = {};
+    if (after || before) filters.date_range = { ...(after ? { after: new Date(after).toISOString() } : {}), ...(before ? { before: new Date(before).toISOString() } : {}) };
+    if (list(authors)) filters.authors = list(authors);
+    if (list(types)) filters.types = list(types);
+    if (connectorType.trim()) filters.connector_type = connectorType.trim();
+    if (documentType.trim()) filters.document_type = documentType.trim();
+    const body = {
+      query: query.trim(),
+      user_id: session.me?.user_id ?? 'console',
+      max_results: Number(maxResults) || 10,
+      include_reasoning: true,
+      ...(sources.size ? { node_ids: [...sources] } : {}),
+      ...(Object.keys(filters).length ? { filters } : {}),
+      ...(useIntent ? { intent_signal: intent } : {}),
+    };
+    const response = await api<FederatedResponse>(force ? '/v1/federate/force' : '/v1/federate', { method: 'POST', body });
+    setResult({ response, terms: queryTerms(body.query) });
+  });
+
+  // Only the query from the address bar runs on its own, once.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: run once on mount
+  useEffect(() => {
+    if (query.trim()) void search.run();
+  }, []);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!query.trim()) return;
+    history.replaceState(null, '', `/search?q=${encodeURIComponent(query.trim())}`);
+    void search.run();
+  };
+
+  return (
+    <>
+      <PageTitle>Search</PageTitle>
+      <search>
+      <form onSubmit={submit} className="search-form">
+        <div className="search-box">
+          <label htmlFor="q" className="sr-only">
+            Search query
+          </label>
+          <input id="q" type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Ask anything across your sources" />
+          <button type="submit" disabled={search.pending || !query.trim()}>
+            {search.pending ? 'Searching…' : 'Search'}
+          </button>
+        </div>
+        <details className="options">
+          <summary>Options: sources, dates, authors, types, intent</summary>
+          <div className="grid">
+            <fieldset>
+              <legend>Sources</legend>
+              {connectors.data?.connectors.length ? (
+                connectors.data.connectors.map((c) => (
+                  <label key={c.connector_id} className="check">
+                    <input
+                      type="checkbox"
+                      checked={sources.has(c.connector_id)}
+                      onChange={() =>
+                        setSources((s) => {
+                          const n = new Set(s);
+                          if (n.has(c.connector_id)) n.delete(c.connector_id);
+                          else n.add(c.connector_id);
+                          return n;
+                        })
+                      }
+                    />{' '}
+                    {c.display_name} <span className="muted">({c.connector_type})</span>
+                  </label>
+                ))
+              ) : (
+                <p className="muted">All sources.</p>
+              )}
+            </fieldset>
+            <Field label="Updated after">{(id) => <input id={id} type="date" value={after} onChange={(e) => setAfter(e.target.value)} />}</Field>
+            <Field label="Updated before">{(id) => <input id={id} type="date" value={before} onChange={(e) => setBefore(e.target.value)} />}</Field>
+            <Field label="Authors" hint="comma-separated">{(id, h) => <input id={id} value={authors} onChange={(e) => setAuthors(e.target.value)} aria-describedby={h} />}</Field>
+            <Field label="Types" hint="comma-separated, e.g. issue, page, message">{(id, h) => <input id={id} value={types} onChange={(e) => setTypes(e.target.value)} aria-describedby={h} />}</Field>
+            <Field label="Connector type">{(id) => <input id={id} value={connectorType} onChange={(e) => setConnectorType(e.target.value)} placeholder="e.g. github" />}</Field>
+            <Field label="Document type">{(id) => <input id={id} value={documentType} onChange={(e) => setDocumentType(e.target.value)} />}</Field>
+            <Field label="Maximum results">{(id) => <input id={id} type="number" min={1} max={100} value={maxResults} onChange={(e) => setMaxResults(e.target.value)} />}</Field>
+            <label className="check">
+              <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Query every source, bypass the cache (slower)
+            </label>
+          </div>
+          <fieldset>
+            <legend>
+              <label className="check">
+                <input type="checkbox" checked={useIntent} onChange={(e) => setUseIntent(e.target.checked)} /> Set the intent signal myself
+              </label>
+            </legend>
+            {INTENT_DIMENSIONS.map(([key, label]) => (
+              <Field key={key} label={`${label}: ${intent[key].toFixed(2)}`}>
+                {(id) => (
+                  <input id={id} type="range" min={0} max={1} step={0.05} value={intent[key]} disabled={!useIntent} onChange={(e) => setIntent({ ...intent, [key]: Number(e.target.value) })} />
+                )}
+              </Field>
+            ))}
+          </fieldset>
+        </details>
+      </form>
+      </search>
+      <ErrorBox error={connectors.error} title="Sources could not be listed" />
+      <ErrorBox error={search.error} />
+      {search.pending && !result && <Loading label="Searching…" />}
+      {result && <Results response={result.response} terms={result.terms} />}
+    </>
+  );
+}
+
+function Results({ response, terms }: { response: FederatedResponse; terms: string[] }) {
+  const now = new Date();
+  return (
+    <section aria-labelledby="results-h" aria-live="polite">
+      <h2 id="results-h" className="sr-only">
+        Results
+      </h2>
+      <div className="stats" data-testid="search-stats">
+        <span>
+          {response.items.length} result{response.items.length === 1 ? '' : 's'} in {response.latency_ms} ms
+        </span>
+        <span>
+          Sources consulted: {response.nodes_consulted.length ? response.nodes_consulted.join(', ') : 'none'}
+        </span>
+        <span data-testid="entropy">
+          Your entropy: <strong>{response.user_entropy.toFixed(2)}</strong>
+          {response.entropy_level ? ` (${response.entropy_level.replace(/_/g, ' ')})` : ''}
+        </span>
+        <span data-testid="damping">
+          {response.damping_active ? (
+            <Badge tone="warn" title="High cognitive load: fewer results, critical items first">
+              damping active
+            </Badge>
+          ) : (
+            <Badge tone="neutral">damping off</Badge>
+          )}
+        </span>
+      </div>
+      {response.items.length === 0 && <p className="notice">Nothing matched. Try other words, or fewer filters.</p>}
+      <ol className="results">
+        {response.items.map((item) => (
+          <ResultItem key={`${item.source_node}:${item.id}`} item={item} terms={terms} now={now} />
+        ))}
+      </ol>
+      <p className="muted small">
+        Query hash <code>{response.query_hash}</code>
+      </p>
+    </section>
+  );
+}
+
+function ResultItem({ item, terms, now }: { item: FederatedItem; terms: string[]; now: Date }) {
+  const m = isRecord(item.metadata) ? item.metadata : {};
+  const title = str(m.title) ?? item.id;
+  const documentId = str(m.document_id) ?? item.id;
+  const timestamp = str(m.timestamp) ?? str(m.updated_at);
+  const translated = item.federation_confidence < 0.999;
+  return (
+    <li className={`result${item.suppressed_by_tombstone ? ' tombstoned' : ''}`} data-testid="result">
+      <div className="result-head">
+        <SourceIcon type={str(m.connector_type)} />
+        <h3>
+          <Link href={`/documents/${encodeURIComponent(documentId)}`}>
+            <Highlighted segments={highlightSegments(title, terms)} />
+          </Link>
+        </h3>
+      </div>
+      <p className="snippet">
+        <Highlighted segments={highlightSegments(makeSnippet(item.content, terms), terms)} />
+      </p>
+      <div className="meta">
+        <span>{item.source_node}</span>
+        {str(m.author) && <span>by {str(m.author)}</span>}
+        {timestamp && (
+          <time dateTime={timestamp} title={timestamp}>
+            {relativeTime(timestamp, now)}
+          </time>
+        )}
+        <Badge tone={item.temporal_status === 'recent' ? 'good' : item.temporal_status === 'stale' ? 'warn' : 'neutral'}>{item.temporal_status}</Badge>
+        {item.is_critical && <Badge tone="critical">critical</Badge>}
+        {item.suppressed_by_tombstone && (
+          <Badge tone="bad" title="A forget request covers this document">
+            forgotten (tombstone)
+          </Badge>
+        )}
+        {translated && (
+          <Badge tone="info" title="Compared through an embedding translation">
+            translated · confidence {item.federation_confidence.toFixed(2)} ({confidenceBand(item.federation_confidence)})
+          </Badge>
+        )}
+        <span className="muted">
+          relevance {item.relevance_score.toFixed(2)} · semantic {item.semantic_similarity.toFixed(2)}
+        </span>
+        {str(m.url) && (
+          <a href={str(m.url)} target="_blank" rel="noreferrer noopener">
+            Open in source
+          </a>
+        )}
+      </div>
+      {item.reasoning !== undefined && item.reasoning !== null && (
+        <details className="reasoning">
+          <summary>Why this result?</summary>
+          <Reasoning value={item.reasoning} />
+        </details>
+      )}
+    </li>
+  );
+}
+
+function Reasoning({ value }: { value: unknown }) {
+  if (typeof value === 'string') return <p>{value}</p>;
+  if (Array.isArray(value))
+    return (
+      <ul>
+        {value.map((v, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a static list
+          <li key={i}>{typeof v === 'string' ? v : JSON.stringify(v)}</li>
+        ))}
+      </ul>
+    );
+  if (isRecord(value))
+    return (
+      <dl className="kv">
+        {Object.entries(value).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k.replace(/_/g, ' ')}</dt>
+            <dd>{typeof v === 'number' ? (Number.isInteger(v) ? v : v.toFixed(3)) : typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+          </div>
+        ))}
+      </dl>
+    );
+  return <p>{String(value)}</p>;
+}

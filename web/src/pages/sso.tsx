@@ -1,0 +1,246 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { api, apiText, isRecord } from '../api.ts';
+import { Badge, ErrorBox, Field, JsonView, Loading, PageTitle } from '../components/ui.tsx';
+import { useAction, useLoad } from '../hooks.ts';
+import { relativeTime } from '../lib/format.ts';
+import { GroupMappingEditor } from './sso-groups.tsx';
+
+interface SsoStatus {
+  readonly enabled: boolean;
+  readonly provider_type: string | null;
+  readonly provider_name: string | null;
+  readonly last_login: string | null;
+  readonly debug_mode?: boolean;
+}
+
+export function SsoPage() {
+  const status = useLoad((signal) => api<SsoStatus>('/v1/auth/sso/status', { signal }), []);
+  const [tab, setTab] = useState<'saml' | 'oidc'>('saml');
+  const s = status.data;
+  return (
+    <>
+      <PageTitle>Single sign-on</PageTitle>
+      <section className="card" aria-labelledby="status-h">
+        <h2 id="status-h">Status</h2>
+        <ErrorBox error={status.error} />
+        {status.loading && !s && <Loading />}
+        {s && (
+          <dl className="kv" data-testid="sso-status">
+            <div>
+              <dt>Enabled</dt>
+              <dd>{s.enabled ? <Badge tone="good">enabled</Badge> : <Badge>not configured</Badge>}</dd>
+            </div>
+            <div>
+              <dt>Provider</dt>
+              <dd>{s.provider_type ? `${s.provider_type}${s.provider_name ? ` · ${s.provider_name}` : ''}` : '—'}</dd>
+            </div>
+            <div>
+              <dt>Last login</dt>
+              <dd title={s.last_login ?? ''}>{relativeTime(s.last_login, new Date())}</dd>
+            </div>
+          </dl>
+        )}
+        <DebugToggle initial={s?.debug_mode ?? false} onChanged={status.reload} />
+      </section>
+      <section className="card" aria-labelledby="provider-h">
+        <h2 id="provider-h">Identity provider</h2>
+        <p className="muted">Saving a SAML or OIDC configuration makes it the organization's active sign-on provider.</p>
+        <div className="tabs" role="tablist" aria-label="Protocol">
+          {(['saml', 'oidc'] as const).map((t) => (
+            <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? 'tab active' : 'tab'} onClick={() => setTab(t)}>
+              {t === 'saml' ? 'SAML 2.0' : 'OpenID Connect'}
+            </button>
+          ))}
+        </div>
+        <div role="tabpanel">{tab === 'saml' ? <SamlForm onSaved={status.reload} /> : <OidcForm onSaved={status.reload} />}</div>
+      </section>
+      <GroupMappingEditor />
+      <TestPanel />
+    </>
+  );
+}
+
+function Saved({ value }: { value: unknown }) {
+  if (value === undefined) return null;
+  return (
+    <div className="notice" role="status">
+      Saved.
+      {isRecord(value) && (
+        <details>
+          <summary>Stored configuration</summary>
+          <JsonView value={value} />
+        </details>
+      )}
+    </div>
+  );
+}
+
+function SamlForm({ onSaved }: { onSaved: () => void }) {
+  const [f, setF] = useState({ idp_entity_id: '', idp_sso_url: '', idp_certificate: '', email: '', name: '', groups: '' });
+  const [saved, setSaved] = useState<unknown>(undefined);
+  const save = useAction(async () => {
+    const mapping = Object.fromEntries((['email', 'name', 'groups'] as const).filter((k) => f[k].trim()).map((k) => [k, f[k].trim()]));
+    const res = await api<unknown>('/v1/auth/sso/saml', {
+      method: 'POST',
+      body: { idp_entity_id: f.idp_entity_id.trim(), idp_sso_url: f.idp_sso_url.trim(), idp_certificate: f.idp_certificate.trim(), ...(Object.keys(mapping).length ? { attribute_mapping: mapping } : {}) },
+    });
+    setSaved(res ?? {});
+    onSaved();
+  });
+  const metadata = useAction(async () => {
+    const xml = await apiText('/v1/auth/sso/saml/metadata', { accept: 'application/samlmetadata+xml, application/xml, text/xml' });
+    const url = URL.createObjectURL(new Blob([xml], { type: 'application/xml' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = 'atrium-sp-metadata.xml';
+    a.click();
+    window.setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save.run();
+  };
+  return (
+    <form onSubmit={submit} aria-label="SAML configuration">
+      <p>
+        Service-provider values for your IdP: ACS <code>{location.origin}/v1/auth/saml/callback</code> (HTTP-POST), audience <code>{location.origin}</code>, NameID format
+        emailAddress.{' '}
+        <button type="button" className="secondary small" onClick={() => void metadata.run()} disabled={metadata.pending}>
+          Download SP metadata
+        </button>
+      </p>
+      <ErrorBox error={metadata.error} title="Metadata" />
+      <Field label="IdP entity ID">{(id) => <input id={id} value={f.idp_entity_id} onChange={set('idp_entity_id')} required />}</Field>
+      <Field label="IdP SSO URL">{(id) => <input id={id} type="url" value={f.idp_sso_url} onChange={set('idp_sso_url')} required />}</Field>
+      <Field label="IdP certificate (PEM)">
+        {(id) => <textarea id={id} rows={5} value={f.idp_certificate} onChange={set('idp_certificate')} required placeholder="-----BEGIN CERTIFICATE-----" spellCheck={false} />}
+      </Field>
+      <fieldset>
+        <legend>Attribute mapping (empty: the usual attribute names)</legend>
+        <div className="grid">
+          <Field label="Email attribute">{(id) => <input id={id} value={f.email} onChange={set('email')} placeholder="email, NameID or mail" />}</Field>
+          <Field label="Name attribute">{(id) => <input id={id} value={f.name} onChange={set('name')} placeholder="displayName" />}</Field>
+          <Field label="Groups attribute">{(id) => <input id={id} value={f.groups} onChange={set('groups')} placeholder="groups or memberOf" />}</Field>
+        </div>
+      </fieldset>
+      <ErrorBox error={save.error} />
+      <Saved value={saved} />
+      <button type="submit" disabled={save.pending}>
+        Save SAML configuration
+      </button>
+    </form>
+  );
+}
+
+function OidcForm({ onSaved }: { onSaved: () => void }) {
+  const [f, setF] = useState({ issuer_url: '', client_id: '', client_secret: '', scopes: 'openid profile email' });
+  const [saved, setSaved] = useState<unknown>(undefined);
+  const save = useAction(async () => {
+    const res = await api<unknown>('/v1/auth/sso/oidc', {
+      method: 'POST',
+      body: { issuer_url: f.issuer_url.trim(), client_id: f.client_id.trim(), client_secret: f.client_secret, scopes: f.scopes.split(/[\s,]+/).filter(Boolean) },
+    });
+    setSaved(res ?? {});
+    setF((x) => ({ ...x, client_secret: '' }));
+    onSaved();
+  });
+  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save.run();
+  };
+  return (
+    <form onSubmit={submit} aria-label="OIDC configuration">
+      <p>
+        Redirect URI for your IdP: <code>{location.origin}/v1/auth/oidc/callback</code>
+      </p>
+      <Field label="Issuer URL">{(id) => <input id={id} type="url" value={f.issuer_url} onChange={set('issuer_url')} required />}</Field>
+      <Field label="Client ID">{(id) => <input id={id} value={f.client_id} onChange={set('client_id')} required />}</Field>
+      <Field label="Client secret" hint="Encrypted at rest and never shown again.">
+        {(id, h) => <input id={id} type="password" value={f.client_secret} onChange={set('client_secret')} required autoComplete="off" aria-describedby={h} />}
+      </Field>
+      <Field label="Scopes" hint="space-separated; must include openid, profile and email">
+        {(id, h) => <input id={id} value={f.scopes} onChange={set('scopes')} aria-describedby={h} />}
+      </Field>
+      <ErrorBox error={save.error} />
+      <Saved value={saved} />
+      <button type="submit" disabled={save.pending}>
+        Save OIDC configuration
+      </button>
+    </form>
+  );
+}
+
+function DebugToggle({ initial, onChanged }: { initial: boolean; onChanged: () => void }) {
+  const [debug, setDebug] = useState(initial);
+  useEffect(() => setDebug(initial), [initial]);
+  const save = useAction(async (next: boolean) => {
+    await api('/v1/auth/sso/config', { method: 'PATCH', body: { debug_mode: next } });
+    setDebug(next);
+    onChanged();
+  });
+  return (
+    <div className="field">
+      <label className="check">
+        <input type="checkbox" checked={debug} disabled={save.pending} onChange={(e) => void save.run(e.target.checked)} /> Debug mode (verbose SSO logging, no secrets)
+      </label>
+      <ErrorBox error={save.error} />
+    </div>
+  );
+}
+
+interface Problem {
+  readonly code?: string;
+  readonly message?: string;
+  readonly remedy?: string;
+}
+
+function TestPanel() {
+  const [samlResponse, setSamlResponse] = useState('');
+  const test = useAction(async () =>
+    api<Record<string, unknown>>('/v1/auth/sso/test', { method: 'POST', body: { test_mode: true, ...(samlResponse.trim() ? { saml_response: samlResponse.trim() } : {}) } }),
+  );
+  const [result, setResult] = useState<Record<string, unknown> | null>(null);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const r = await test.run();
+    if (r) setResult(r);
+  };
+  const problems = result && Array.isArray(result.problems) ? (result.problems.filter(isRecord) as Problem[]) : [];
+  return (
+    <section className="card" aria-labelledby="test-h">
+      <h2 id="test-h">Test the configuration</h2>
+      <p className="muted">Checks the configuration without affecting sign-in, and dry-run parses a pasted SAML response: no user or session is created.</p>
+      <form onSubmit={(e) => void submit(e)}>
+        <Field label="SAML response (optional, base64 or XML)">
+          {(id) => <textarea id={id} rows={4} value={samlResponse} onChange={(e) => setSamlResponse(e.target.value)} spellCheck={false} />}
+        </Field>
+        <ErrorBox error={test.error} />
+        <button type="submit" disabled={test.pending}>
+          {test.pending ? 'Testing…' : 'Run test'}
+        </button>
+      </form>
+      {result && (
+        <div className="test-result" aria-live="polite">
+          {result.ok === true || result.valid === true ? <Badge tone="good">configuration valid</Badge> : problems.length > 0 ? <Badge tone="bad">{problems.length} problem(s)</Badge> : null}
+          {problems.length > 0 && (
+            <ul className="problems">
+              {problems.map((p, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: positional list
+                <li key={i}>
+                  {p.code && <code>{p.code}</code>} {p.message}
+                  {p.remedy && <div className="remedy">Remedy: {p.remedy}</div>}
+                </li>
+              ))}
+            </ul>
+          )}
+          <details open={problems.length === 0}>
+            <summary>Full result (attributes, mapped user and role)</summary>
+            <JsonView value={result} />
+          </details>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,221 @@
+import { type ChangeEvent, type FormEvent, useEffect, useState } from 'react';
+import { api } from '../api.ts';
+import { Badge, ConfirmButton, ErrorBox, Field, Loading, PageTitle, ProgressBar } from '../components/ui.tsx';
+import { useAction, useLoad } from '../hooks.ts';
+import { BAND_TEXT, confidenceBand } from '../lib/confidence.ts';
+import { relativeTime } from '../lib/format.ts';
+import { parseParallelTexts } from '../lib/parallel-texts.ts';
+import { useSession } from '../session.tsx';
+
+interface Translation {
+  readonly translation_id: string;
+  readonly source_model: string;
+  readonly target_model: string;
+  readonly confidence: number;
+  readonly trained_at: string;
+  readonly sample_count: number;
+  readonly kind?: string;
+}
+
+interface TrainingJob {
+  readonly job_id: string;
+  readonly status: string;
+  readonly progress: number;
+  readonly accuracy?: number | null;
+  readonly cycle_loss?: number | null;
+  readonly completed_at?: string | null;
+  readonly error?: string | null;
+}
+
+const BAND_TONE = { excellent: 'good', good: 'info', fair: 'warn', poor: 'bad' } as const;
+const BUILTIN_MODELS = ['builtin/glove-100d', 'builtin/use-lite-512d'];
+
+export function TranslationsPage() {
+  const session = useSession();
+  const registry = useLoad((signal) => api<{ translations: Translation[] }>('/v1/vec2vec/registry', { signal }), []);
+  const remove = useAction(async (id: string) => {
+    await api(`/v1/vec2vec/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    registry.reload();
+  });
+  const models = [...new Set([...BUILTIN_MODELS, ...(registry.data?.translations ?? []).flatMap((t) => [t.source_model, t.target_model])])].sort();
+  const now = new Date();
+  return (
+    <>
+      <PageTitle>Translations</PageTitle>
+      <p className="muted">
+        Learned maps between embedding models, so documents indexed with one model are searchable with another. Confidence bands: excellent ≥ 0.95, good 0.85–0.95, fair 0.70–0.85, poor &lt; 0.70.
+      </p>
+      <section aria-labelledby="reg-h">
+        <h2 id="reg-h">Registry</h2>
+        <ErrorBox error={registry.error} />
+        <ErrorBox error={remove.error} title="Delete failed" />
+        {registry.loading && !registry.data && <Loading />}
+        {registry.data && registry.data.translations.length === 0 && <p className="notice">No translations yet.</p>}
+        {registry.data && registry.data.translations.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Source → target</th>
+                  <th scope="col">Confidence</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Samples</th>
+                  <th scope="col">Trained</th>
+                  {session.can('admin') && <th scope="col">Actions</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {registry.data.translations.map((t) => {
+                  const band = confidenceBand(t.confidence);
+                  return (
+                    <tr key={t.translation_id} data-translation={t.translation_id}>
+                      <td>
+                        <code>{t.source_model}</code> → <code>{t.target_model}</code>
+                      </td>
+                      <td>
+                        {t.confidence.toFixed(3)} <Badge tone={BAND_TONE[band]}>{BAND_TEXT[band]}</Badge>
+                      </td>
+                      <td>{t.kind ?? '—'}</td>
+                      <td>{t.sample_count}</td>
+                      <td title={t.trained_at}>{relativeTime(t.trained_at, now)}</td>
+                      {session.can('admin') && (
+                        <td>
+                          <ConfirmButton
+                            label="Delete"
+                            title="Delete this translation?"
+                            body={
+                              <p>
+                                Queries will no longer bridge {t.source_model} → {t.target_model}. The reverse direction is kept.
+                              </p>
+                            }
+                            confirmLabel="Delete translation"
+                            onConfirm={() => void remove.run(t.translation_id)}
+                          />
+                        </td>
+                      )}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {session.can('admin') && <TrainForm models={models} onDone={registry.reload} />}
+    </>
+  );
+}
+
+function TrainForm({ models, onDone }: { models: string[]; onDone: () => void }) {
+  const [source, setSource] = useState('');
+  const [target, setTarget] = useState('');
+  const [texts, setTexts] = useState('');
+  const [fileNote, setFileNote] = useState('');
+  const [epochs, setEpochs] = useState('');
+  const [learningRate, setLearningRate] = useState('');
+  const [useNeural, setUseNeural] = useState(false);
+  const [minSamples, setMinSamples] = useState('');
+  const [validationSplit, setValidationSplit] = useState('');
+  const [job, setJob] = useState<TrainingJob | null>(null);
+  const parsed = parseParallelTexts(texts);
+
+  const start = useAction(async () => {
+    const config: Record<string, number | boolean> = { use_neural: useNeural };
+    if (epochs) config.epochs = Number(epochs);
+    if (learningRate) config.learning_rate = Number(learningRate);
+    if (minSamples) config.min_samples = Number(minSamples);
+    if (validationSplit) config.validation_split = Number(validationSplit);
+    const res = await api<{ job_id: string; status: string }>('/v1/vec2vec/train', {
+      method: 'POST',
+      body: { source_model: source.trim(), target_model: target.trim(), parallel_texts: parsed, config },
+    });
+    setJob({ job_id: res.job_id, status: res.status, progress: 0 });
+  });
+
+  const poll = useAction(async (id: string) => {
+    const j = await api<TrainingJob>(`/v1/vec2vec/training/${encodeURIComponent(id)}`);
+    setJob(j);
+    if (j.status === 'completed') onDone();
+  });
+
+  const jobId = job?.job_id;
+  const finished = job ? ['completed', 'failed', 'cancelled'].includes(job.status) : true;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: poll the job until it finishes
+  useEffect(() => {
+    if (!jobId || finished) return;
+    const id = window.setInterval(() => void poll.run(jobId), 700);
+    return () => window.clearInterval(id);
+  }, [jobId, finished]);
+
+  const onFile = async (e: ChangeEvent<HTMLInputElement>) => {
+    const file = e.target.files?.[0];
+    if (!file) return;
+    const content = await file.text();
+    setTexts(content);
+    setFileNote(`${file.name}: ${parseParallelTexts(content).length} texts`);
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void start.run();
+  };
+
+  return (
+    <section className="card" aria-labelledby="train-h">
+      <h2 id="train-h">Train a translation</h2>
+      <form onSubmit={submit}>
+        <datalist id="models">
+          {models.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+        <div className="grid">
+          <Field label="Source model">{(id) => <input id={id} list="models" value={source} onChange={(e) => setSource(e.target.value)} required />}</Field>
+          <Field label="Target model">{(id) => <input id={id} list="models" value={target} onChange={(e) => setTarget(e.target.value)} required />}</Field>
+        </div>
+        <Field label="Parallel texts file" hint="Plain text with one text per line, or a JSON array of strings. The server embeds each text with both models.">
+          {(id, h) => <input id={id} type="file" accept=".txt,.json,.jsonl,text/plain,application/json" onChange={(e) => void onFile(e)} aria-describedby={h} />}
+        </Field>
+        {fileNote && <p className="muted small">{fileNote}</p>}
+        <Field label={`Parallel texts (${parsed.length})`} hint="or paste them here, one per line">
+          {(id, h) => <textarea id={id} rows={5} value={texts} onChange={(e) => setTexts(e.target.value)} aria-describedby={h} />}
+        </Field>
+        <fieldset>
+          <legend>Configuration (empty fields use the server defaults)</legend>
+          <div className="grid">
+            <Field label="Epochs">{(id) => <input id={id} type="number" min={1} value={epochs} onChange={(e) => setEpochs(e.target.value)} />}</Field>
+            <Field label="Learning rate">{(id) => <input id={id} type="number" step="any" min={0} value={learningRate} onChange={(e) => setLearningRate(e.target.value)} />}</Field>
+            <Field label="Minimum samples">{(id) => <input id={id} type="number" min={1} value={minSamples} onChange={(e) => setMinSamples(e.target.value)} />}</Field>
+            <Field label="Validation split">{(id) => <input id={id} type="number" step="0.01" min={0} max={0.9} value={validationSplit} onChange={(e) => setValidationSplit(e.target.value)} />}</Field>
+          </div>
+          <label className="check">
+            <input type="checkbox" checked={useNeural} onChange={(e) => setUseNeural(e.target.checked)} /> Neural map (unchecked: linear)
+          </label>
+        </fieldset>
+        <ErrorBox error={start.error} />
+        <button type="submit" disabled={start.pending || !finished || parsed.length === 0}>
+          {start.pending ? 'Starting…' : 'Start training'}
+        </button>
+      </form>
+      {job && (
+        <div className="job" aria-live="polite">
+          <h3>
+            Job <code>{job.job_id}</code>: {job.status}
+          </h3>
+          <ProgressBar value={job.status === 'completed' ? 1 : job.progress} label="Training progress" />
+          {job.status === 'failed' && (
+            <div className="error" role="alert">
+              Training failed{job.error ? `: ${job.error}` : ''}
+            </div>
+          )}
+          {job.status === 'completed' && (
+            <p>
+              Done. Accuracy {typeof job.accuracy === 'number' ? job.accuracy.toFixed(3) : '—'}, cycle loss {typeof job.cycle_loss === 'number' ? job.cycle_loss.toFixed(4) : '—'}.
+            </p>
+          )}
+          <ErrorBox error={poll.error} title="Could not read the job" />
+        </div>
+      )}
+    </section>
+  );
+}
