@@ -6,6 +6,7 @@ import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { FastifyRequest } from 'fastify';
+import type { TranslationRegistry } from '../translations/index.ts';
 
 /** Resolves a non-API-key credential (an SSO session cookie) to a principal, or null. */
 export type RequestAuthenticator = (request: FastifyRequest) => Promise<Principal | null>;
@@ -23,4 +24,6 @@ export interface AppDeps {
   readonly rateLimiter: RateLimiter;
   /** Tried in order after the bearer API key; the SSO capability adds its session authenticator. */
   readonly authenticators?: readonly RequestAuthenticator[];
+  /** Embedding-space translations (src/translations): shipped built-ins plus each tenant's trained ones. */
+  readonly translations?: TranslationRegistry;
 }

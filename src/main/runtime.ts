@@ -6,6 +6,7 @@ import { type DatabaseExecutor, migrate, openPglite, openPostgres } from '../pla
 import { createWorker, type JobHandler, type Worker } from '../platform/jobs/index.ts';
 import type { Logger } from '../platform/log.ts';
 import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
+import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
 import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
 
 export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
@@ -34,11 +35,13 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       clock: opts.clock ?? systemClock,
       secrets: createSecretBox(secretKey),
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
+      translations: createTranslationRegistry({ db, embeddings: () => deps.embeddings }),
     };
     const metrics = createMetrics({ defaultMetrics: true });
     const app = await buildApp(deps, { metrics });
     const handlers = new Map<string, JobHandler>();
     handlers.set(EMBED_JOB_KIND, embedJobHandler(deps));
+    handlers.set(TRAIN_JOB_KIND, createTrainJobHandler(deps));
     const worker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
     metrics.gauge('atrium_jobs', 'Jobs by kind and status', ['kind', 'status'], async (g) => {
       g.reset();

@@ -16,5 +16,7 @@ export const Ops = {
   connectorOAuthCompleted: 'connector.oauth_completed',
   connectorWebhookEnabled: 'connector.webhook_enabled',
   connectorActionExecuted: 'connector.action_executed',
+  vec2vecTrain: 'vec2vec.train_started',
+  vec2vecDelete: 'vec2vec.deleted',
 } as const;
 export type Op = (typeof Ops)[keyof typeof Ops];

@@ -7,6 +7,7 @@ import { documentRoutes } from './documents.ts';
 import { meRoutes } from './me.ts';
 import { mcpRoutes } from './mcp.ts';
 import { systemRoutes } from './system.ts';
+import { vec2vecRoutes } from './vec2vec.ts';
 import { webRoutes } from './web.ts';
 
 /** Every route module, registered in one place. */
@@ -17,6 +18,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await connectorRoutes(app, deps);
   await documentRoutes(app, deps);
   await mcpRoutes(app, deps);
+  await vec2vecRoutes(app, deps);
   await meRoutes(app, deps);
   // Last: the console's catch-all GET /* must not shadow any API route.
   await webRoutes(app, deps);

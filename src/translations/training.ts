@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import type { EmbeddingProvider, EmbeddingRegistry } from '../embeddings/provider.ts';
+import type { DatabaseExecutor } from '../platform/db/index.ts';
+import { type Job, type JobContext, type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
+import { encodeMap, mat, trainTranslationPair } from '../vec2vec/index.ts';
+import { replaceTranslations } from './store.ts';
+
+export const TRAIN_JOB_KIND = 'vec2vec.train';
+
+/** Training settings as the API takes them; every field has a documented default. */
+export const trainConfigSchema = z
+  .object({
+    epochs: z.number().int().min(1).max(1000).default(20).describe('neural mode: maximum epochs (early stopping may end sooner)'),
+    learning_rate: z.number().positive().max(1).default(0.001).describe('neural mode: Adam learning rate'),
+    use_neural: z.boolean().default(false).describe('false: linear (ridge / Procrustes); true: residual MLP on top of it'),
+    min_samples: z.number().int().min(20).max(1_000_000).default(1000).describe('fewest usable (distinct, non-empty) texts accepted'),
+    validation_split: z.number().min(0.02).max(0.5).default(0.1).describe('share of texts held out (by text hash) for the reported metrics'),
+  })
+  .strict();
+
+export type TrainRequestConfig = z.infer<typeof trainConfigSchema>;
+
+export const trainPayloadSchema = z.object({
+  source_model: z.string(),
+  target_model: z.string(),
+  texts: z.array(z.string()),
+  config: trainConfigSchema,
+});
+export type TrainPayload = z.infer<typeof trainPayloadSchema>;
+
+export interface TrainResult {
+  readonly forward_id: string;
+  readonly backward_id: string;
+  readonly accuracy: number;
+  readonly cycle_loss: number;
+  readonly confidence: number;
+  readonly backward_confidence: number;
+  readonly kind: 'linear' | 'neural';
+  readonly usable_samples: number;
+}
+
+export interface TrainingDeps {
+  readonly db: DatabaseExecutor;
+  readonly embeddings?: EmbeddingRegistry;
+}
+
+const EMBED_BATCH = 64;
+
+function usable(v: Float32Array | undefined, dims: number): v is Float32Array {
+  if (!v || v.length !== dims) return false;
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    if (!Number.isFinite(v[i]!)) return false;
+    n += v[i]! * v[i]!;
+  }
+  return n > 1e-12;
+}
+
+async function embedAll(p: EmbeddingProvider, texts: readonly string[], ctx: JobContext, onBatch: (done: number) => Promise<void>): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+    if (ctx.signal.aborted) throw new Error('training interrupted');
+    const batch = await p.embed(texts.slice(i, i + EMBED_BATCH), ctx.signal);
+    out.push(...batch);
+    await onBatch(Math.min(texts.length, i + EMBED_BATCH) / texts.length);
+  }
+  return out;
+}
+
+/**
+ * The durable training job: embeds the texts with both models, fits both directions, and writes the two
+ * registry rows in one transaction at the very end. An interrupted run (restart, lease loss) starts over
+ * from the texts in its payload; the rows' ids derive from the job id, so a re-run replaces, never duplicates.
+ */
+export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
+  return async (ctx) => {
+    const parsed = trainPayloadSchema.safeParse(ctx.job.payload);
+    if (!parsed.success) throw new NonRetriableError(`invalid training job payload: ${parsed.error.message}`);
+    const { source_model: sourceModel, target_model: targetModel, texts, config } = parsed.data;
+    const source = deps.embeddings?.get(sourceModel);
+    const target = deps.embeddings?.get(targetModel);
+    if (!source || !target) throw new NonRetriableError(`embedding model '${!source ? sourceModel : targetModel}' is not available on this server`);
+
+    let lastWrite = 0;
+    const report = async (p: number, stage: string, force = false) => {
+      const now = Date.now();
+      if (!force && now - lastWrite < 250) return;
+      lastWrite = now;
+      await ctx.progress(p, { stage });
+    };
+    await report(0, 'embedding', true);
+    const xs = await embedAll(source, texts, ctx, (d) => report(0.2 * d, 'embedding'));
+    const ys = await embedAll(target, texts, ctx, (d) => report(0.2 + 0.2 * d, 'embedding'));
+    const keep: number[] = [];
+    for (let i = 0; i < texts.length; i++) if (usable(xs[i], source.dimensions) && usable(ys[i], target.dimensions)) keep.push(i);
+    if (keep.length < config.min_samples) {
+      throw new NonRetriableError(
+        `only ${keep.length} of ${texts.length} texts have a usable embedding in both models (min_samples is ${config.min_samples})`,
+      );
+    }
+    const x = mat(keep.length, source.dimensions);
+    const y = mat(keep.length, target.dimensions);
+    keep.forEach((k, r) => {
+      x.data.set(xs[k]!, r * source.dimensions);
+      y.data.set(ys[k]!, r * target.dimensions);
+    });
+    await report(0.4, 'training', true);
+    const trained = await trainTranslationPair(
+      keep.map((k) => texts[k]!),
+      x,
+      y,
+      { epochs: config.epochs, learningRate: config.learning_rate, useNeural: config.use_neural, validationSplit: config.validation_split },
+      {
+        onProgress: (p) => report(0.4 + 0.58 * p, 'training'),
+        onTick: async () => {
+          // Long fits share the event loop with HTTP and lease heartbeats.
+          await new Promise((resolve) => setImmediate(resolve));
+          if (ctx.signal.aborted) throw new Error('training interrupted');
+        },
+      },
+    );
+    const m = trained.metrics;
+    const suffix = ctx.job.id.replace(/^job_/, '');
+    const common = { tenantId: ctx.job.tenantId, sampleCount: m.sample_count, jobId: ctx.job.id };
+    const shared = { cycle_loss: m.cycle_loss, held_out_count: m.held_out_count, train_count: m.train_count, selection_count: m.selection_count, train_seconds: m.train_seconds };
+    const forwardRow = {
+      ...common,
+      id: `tr_${suffix}_fwd`,
+      sourceModel,
+      targetModel,
+      kind: trained.forward.kind,
+      sourceDim: source.dimensions,
+      targetDim: target.dimensions,
+      confidence: m.forward.confidence,
+      metrics: { ...m.forward, ...shared, linear: m.linear.forward, neural: m.neural, reverse_id: `tr_${suffix}_bwd` },
+      params: encodeMap(trained.forward),
+    };
+    const backwardRow = {
+      ...common,
+      id: `tr_${suffix}_bwd`,
+      sourceModel: targetModel,
+      targetModel: sourceModel,
+      kind: trained.backward.kind,
+      sourceDim: target.dimensions,
+      targetDim: source.dimensions,
+      confidence: m.backward.confidence,
+      metrics: { ...m.backward, ...shared, linear: m.linear.backward, neural: m.neural, reverse_id: `tr_${suffix}_fwd` },
+      params: encodeMap(trained.backward),
+    };
+    if (ctx.signal.aborted) throw new Error('training interrupted');
+    await deps.db.transaction((tx) => replaceTranslations(tx, [forwardRow, backwardRow]));
+    const result: TrainResult = {
+      forward_id: forwardRow.id,
+      backward_id: backwardRow.id,
+      accuracy: m.forward.top1_accuracy,
+      cycle_loss: m.cycle_loss,
+      confidence: m.forward.confidence,
+      backward_confidence: m.backward.confidence,
+      kind: m.kind,
+      usable_samples: keep.length,
+    };
+    return result;
+  };
+}
+
+export type TrainingStatus = 'queued' | 'training' | 'completed' | 'failed';
+
+/** The API view of a training job. */
+export function trainingView(job: Job) {
+  const status: TrainingStatus =
+    job.status === 'running' ? 'training' : job.status === 'completed' ? 'completed' : job.status === 'queued' ? 'queued' : 'failed';
+  const result = (job.status === 'completed' ? job.result : null) as TrainResult | null;
+  const stage = (job.checkpoint as { stage?: string } | null)?.stage ?? null;
+  return {
+    job_id: job.id,
+    status,
+    progress: status === 'completed' ? 1 : job.progress,
+    stage: status === 'training' || status === 'queued' ? stage : null,
+    accuracy: result?.accuracy ?? null,
+    cycle_loss: result?.cycle_loss ?? null,
+    confidence: result?.confidence ?? null,
+    translation_ids: result ? [result.forward_id, result.backward_id] : [],
+    completed_at: job.status === 'completed' && job.finishedAt ? job.finishedAt.toISOString() : null,
+    error: status === 'failed' ? (job.lastError ?? (job.status === 'cancelled' ? 'cancelled' : 'failed')) : null,
+    attempts: job.attempts,
+    created_at: job.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A rough wall-clock estimate on a 2-core machine: embedding (dominated by the slower model) plus the
+ * fit (Gram matrices and solves for linear; epochs × pairs × hidden units for neural).
+ */
+export function estimateTrainingSeconds(n: number, dx: number, dy: number, c: Pick<TrainRequestConfig, 'use_neural' | 'epochs'>, embedSecondsPerText = 0.01): number {
+  const embed = n * embedSecondsPerText;
+  const linear = (n * (dx * dx + dy * dy)) / 5e8 + (8 * (dx ** 3 + dy ** 3)) / 3e8;
+  const neural = c.use_neural ? (c.epochs * n * (dx + dy) * 128 * 4) / 4e8 : 0;
+  return Math.max(1, Math.ceil(embed + linear + neural));
+}
