@@ -64,6 +64,19 @@ export const configSchema = z.object({
   ATRIUM_FTS_LANGUAGE: z.string().regex(/^[a-z_]{2,63}$/, 'a PostgreSQL text search configuration, e.g. english').default('english'),
   ATRIUM_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20_000).default(1000),
   ATRIUM_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(5000).default(150),
+  ATRIUM_EMBEDDING_MODEL: z.string().min(1).default('builtin/glove-100d'),
+  ATRIUM_MODEL_CACHE_DIR: z.string().optional(),
+  ATRIUM_EMBEDDINGS_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
+  ATRIUM_EMBEDDINGS_OPENAI_BASE_URL: z.string().url().optional(),
+  ATRIUM_EMBEDDINGS_OPENAI_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  ATRIUM_EMBEDDINGS_OPENAI_API_KEY: z.string().optional(),
+  ATRIUM_EMBEDDINGS_OPENAI_AUTH_HEADER: z.enum(['bearer', 'api-key']).default('bearer'),
+  ATRIUM_EMBEDDINGS_OPENAI_DIMENSIONS: z.coerce.number().int().min(1).max(16_384).optional(),
+  ATRIUM_EMBEDDINGS_OPENAI_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
+  ATRIUM_EMBEDDINGS_OPENAI_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  ATRIUM_EMBEDDINGS_ONNX_PATH: z.string().optional(),
+  ATRIUM_EMBEDDINGS_ONNX_POOLING: z.enum(['mean', 'cls']).default('mean'),
+  ATRIUM_EMBEDDINGS_ONNX_DIMENSIONS: z.coerce.number().int().min(1).max(16_384).optional(),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -100,6 +113,22 @@ export interface Config {
   readonly federation: { readonly deadlineMs: number; readonly cacheTtlMs: number; readonly dampingThreshold: number; readonly decayLambda: number };
   /** The built web console served at `/` (default: the package's web/dist). */
   readonly webDir: string;
+  /** Embedding models: the default id, the generated-model cache, transformer worker threads (0 = one per core), remote and ONNX models. */
+  readonly embeddings: {
+    readonly defaultModel: string;
+    readonly cacheDir: string;
+    readonly workers: number;
+    readonly openai?: {
+      readonly baseUrl: string;
+      readonly model: string;
+      readonly apiKey?: string;
+      readonly authHeader: 'bearer' | 'api-key';
+      readonly dimensions?: number;
+      readonly batchSize: number;
+      readonly timeoutMs: number;
+    };
+    readonly onnx?: { readonly path: string; readonly pooling: 'mean' | 'cls'; readonly dimensions?: number };
+  };
   /** The document index: full-text language and chunk sizes in characters. */
   readonly documents: { readonly ftsLanguage: string; readonly chunkMaxChars: number; readonly chunkOverlapChars: number };
 }
@@ -154,6 +183,27 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       decayLambda: c.ATRIUM_DECAY_LAMBDA,
     }),
     webDir: c.ATRIUM_WEB_DIR ? path.resolve(c.ATRIUM_WEB_DIR) : fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    embeddings: Object.freeze({
+      defaultModel: c.ATRIUM_EMBEDDING_MODEL,
+      cacheDir: c.ATRIUM_MODEL_CACHE_DIR
+        ? path.resolve(c.ATRIUM_MODEL_CACHE_DIR)
+        : fileURLToPath(new URL('../../node_modules/.cache/atrium', import.meta.url)),
+      workers: c.ATRIUM_EMBEDDINGS_WORKERS,
+      openai: c.ATRIUM_EMBEDDINGS_OPENAI_BASE_URL
+        ? {
+            baseUrl: c.ATRIUM_EMBEDDINGS_OPENAI_BASE_URL,
+            model: c.ATRIUM_EMBEDDINGS_OPENAI_MODEL,
+            apiKey: c.ATRIUM_EMBEDDINGS_OPENAI_API_KEY,
+            authHeader: c.ATRIUM_EMBEDDINGS_OPENAI_AUTH_HEADER,
+            dimensions: c.ATRIUM_EMBEDDINGS_OPENAI_DIMENSIONS,
+            batchSize: c.ATRIUM_EMBEDDINGS_OPENAI_BATCH_SIZE,
+            timeoutMs: c.ATRIUM_EMBEDDINGS_OPENAI_TIMEOUT_MS,
+          }
+        : undefined,
+      onnx: c.ATRIUM_EMBEDDINGS_ONNX_PATH
+        ? { path: path.resolve(c.ATRIUM_EMBEDDINGS_ONNX_PATH), pooling: c.ATRIUM_EMBEDDINGS_ONNX_POOLING, dimensions: c.ATRIUM_EMBEDDINGS_ONNX_DIMENSIONS }
+        : undefined,
+    }),
     documents: Object.freeze({
       ftsLanguage: c.ATRIUM_FTS_LANGUAGE,
       chunkMaxChars: c.ATRIUM_CHUNK_MAX_CHARS,

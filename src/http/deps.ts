@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { RateLimiter } from '../access/index.ts';
 import type { Principal } from '../access/index.ts';
 import type { Config } from '../config/index.ts';
+import type { EmbeddingRegistry } from '../embeddings/index.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { SecretBox } from '../platform/secrets.ts';
@@ -24,6 +25,8 @@ export interface AppDeps {
   readonly rateLimiter: RateLimiter;
   /** Tried in order after the bearer API key; the SSO capability adds its session authenticator. */
   readonly authenticators?: readonly RequestAuthenticator[];
+  /** Embedding models (src/embeddings): the default for new documents and queries, and every other configured one. */
+  readonly embeddings?: EmbeddingRegistry;
   /** Embedding-space translations (src/translations): shipped built-ins plus each tenant's trained ones. */
   readonly translations?: TranslationRegistry;
 }

