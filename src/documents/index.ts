@@ -26,3 +26,13 @@ export {
   type StoredDocument,
   type UpsertResult,
 } from './types.ts';
+export {
+  type FolderSettings,
+  folderSettingsSchema,
+  type FolderState,
+  folderStateSchema,
+  parseFile,
+  type ScanResult,
+  scanFolder,
+  SUPPORTED_EXTENSIONS,
+} from './files/index.ts';
