@@ -2,7 +2,7 @@ import type { TemporalStatus } from './decay.ts';
 import type { IntentFeatures } from './combine.ts';
 
 /** Why an item scored what it did; present when the request sets `include_reasoning`. */
-export interface ItemReasoning {
+export type ItemReasoning = {
   readonly match: number;
   readonly semantic: number | null;
   readonly lexical: number;
@@ -17,7 +17,7 @@ export interface ItemReasoning {
   readonly tombstone_id: string | null;
   readonly translation: { readonly applied: boolean; readonly from: string | null; readonly to: string | null; readonly translation_id: string | null };
   readonly formula: string;
-}
+};
 
 /** One item of the federated query response, exactly the spec's fields (+ `reasoning` on request). */
 export interface FederatedItem {

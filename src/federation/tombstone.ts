@@ -23,8 +23,8 @@ export function tombstoneMatcher(rules: readonly TombstoneRule[]): (t: Tombstone
   const byConnector = new Map<string, string>();
   for (const r of rules) {
     if (r.document_id) byDoc.set(r.document_id, r.id);
-    else if (r.connector_id && r.external_id) byExternal.set(`${r.connector_id}\u0000${r.external_id}`, r.id);
-    else if (r.connector_id) byConnector.set(r.connector_id, r.id);
+    if (r.connector_id && r.external_id) byExternal.set(`${r.connector_id}\u0000${r.external_id}`, r.id);
+    else if (r.connector_id && !r.document_id) byConnector.set(r.connector_id, r.id);
   }
   return (t) => byDoc.get(t.document_id) ?? byExternal.get(`${t.source_node}\u0000${t.external_id}`) ?? byConnector.get(t.source_node) ?? null;
 }

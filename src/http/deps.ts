@@ -8,6 +8,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { FastifyRequest } from 'fastify';
 import type { TranslationRegistry } from '../translations/index.ts';
+import type { FederationService } from '../federation/index.ts';
 
 /** Resolves a non-API-key credential (an SSO session cookie) to a principal, or null. */
 export type RequestAuthenticator = (request: FastifyRequest) => Promise<Principal | null>;
@@ -29,4 +30,6 @@ export interface AppDeps {
   readonly embeddings?: EmbeddingRegistry;
   /** Embedding-space translations (src/translations): shipped built-ins plus each tenant's trained ones. */
   readonly translations?: TranslationRegistry;
+  /** Federated query state (src/federation): result cache, remote node health. */
+  readonly federation?: FederationService;
 }

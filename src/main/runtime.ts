@@ -7,6 +7,7 @@ import { type DatabaseExecutor, migrate, openPglite, openPostgres } from '../pla
 import { createWorker, type JobHandler, type Worker } from '../platform/jobs/index.ts';
 import type { Logger } from '../platform/log.ts';
 import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
+import { createFederationService } from '../federation/index.ts';
 import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
 import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
 
@@ -40,6 +41,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
       embeddings,
       translations: createTranslationRegistry({ db, embeddings: () => deps.embeddings }),
+      federation: createFederationService(config),
     };
     const metrics = createMetrics({ defaultMetrics: true });
     const app = await buildApp(deps, { metrics });

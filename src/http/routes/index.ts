@@ -4,6 +4,7 @@ import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { connectorRoutes } from './connectors.ts';
 import { embeddingRoutes } from './embeddings.ts';
+import { federateRoutes } from './federate.ts';
 import { documentRoutes } from './documents.ts';
 import { meRoutes } from './me.ts';
 import { mcpRoutes } from './mcp.ts';
@@ -18,6 +19,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await auditRoutes(app, deps);
   await connectorRoutes(app, deps);
   await embeddingRoutes(app, deps);
+  await federateRoutes(app, deps);
   await documentRoutes(app, deps);
   await mcpRoutes(app, deps);
   await vec2vecRoutes(app, deps);

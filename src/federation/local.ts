@@ -1,0 +1,79 @@
+import { searchPassages } from '../documents/index.ts';
+import type { EmbeddingRegistry } from '../embeddings/provider.ts';
+import type { DatabaseExecutor } from '../platform/db/index.ts';
+import type { Logger } from '../platform/log.ts';
+import type { LocalCandidate } from './rank.ts';
+import type { QueryFilters } from './request.ts';
+import { cosine, type Translation, type Translator } from './translate.ts';
+
+export interface LocalRetrievalDeps {
+  readonly db: DatabaseExecutor;
+  readonly log?: Logger;
+  readonly embeddings?: EmbeddingRegistry;
+  readonly translator?: Translator;
+}
+
+export interface LocalRetrieval {
+  readonly candidates: LocalCandidate[];
+  /** The model the query was embedded with; null when no embedding model is configured. */
+  readonly queryModel: string | null;
+}
+
+/**
+ * Hybrid retrieval over the tenant's own sources (the documents module), then automatic translation:
+ * a passage embedded with another model than the query's is compared in the query's space through the
+ * registered translation, and carries its confidence. Without a translation such a passage keeps its
+ * lexical score only and `federation_confidence` 0.
+ */
+export async function retrieveLocal(
+  deps: LocalRetrievalDeps,
+  req: { tenantId: string; query: string; sources: readonly string[] | null; filters: QueryFilters; limit: number; signal?: AbortSignal },
+): Promise<LocalRetrieval> {
+  const registry = deps.embeddings;
+  const provider = registry?.get(registry.defaultId);
+  const queryVector = provider ? ((await provider.embed([req.query], req.signal))[0] ?? null) : null;
+  const queryModel = provider && queryVector ? provider.id : null;
+  const passages = await searchPassages(
+    { db: deps.db, log: deps.log, embeddings: registry },
+    {
+      tenantId: req.tenantId,
+      query: req.query,
+      ...(queryVector && queryModel ? { queryVector, queryModel } : { mode: 'lexical' as const }),
+      ...(req.sources ? { sources: req.sources } : {}),
+      filters: req.filters,
+      limit: req.limit,
+      signal: req.signal,
+    },
+  );
+  const translations = new Map<string, Promise<Translation | null>>();
+  const candidates: LocalCandidate[] = [];
+  for (const p of passages) {
+    const model = p.embedding_model;
+    if (p.semantic_score !== null || model === null || queryVector === null || queryModel === null || model === queryModel || !p.vector) {
+      candidates.push({
+        passage: p,
+        semantic: p.semantic_score,
+        federation_confidence: 1,
+        translation: { applied: false, from: model, to: queryModel, translation_id: null },
+      });
+      continue;
+    }
+    let pending = translations.get(model);
+    if (!pending) {
+      pending = deps.translator ? deps.translator.find(req.tenantId, model, queryModel) : Promise.resolve(null);
+      translations.set(model, pending);
+    }
+    const t = await pending;
+    candidates.push(
+      t
+        ? {
+            passage: p,
+            semantic: cosine(t.apply(p.vector), queryVector),
+            federation_confidence: t.confidence,
+            translation: { applied: true, from: model, to: queryModel, translation_id: t.id },
+          }
+        : { passage: p, semantic: null, federation_confidence: 0, translation: { applied: false, from: model, to: queryModel, translation_id: null } },
+    );
+  }
+  return { candidates, queryModel };
+}

@@ -1,0 +1,297 @@
+import { performance } from 'node:perf_hooks';
+import type { Principal } from '../access/index.ts';
+import { recordAudit } from '../audit/index.ts';
+import { Errors } from '../platform/errors.ts';
+import { planDamping } from './damping.ts';
+import { computeUserEntropy, DEFAULT_ENTROPY_OPTIONS, type UserEntropy } from './entropy.ts';
+import { INTENT_DIMENSIONS, inferIntent, resolveIntent } from './intent.ts';
+import type { FederatedItem } from './item.ts';
+import { retrieveLocal } from './local.ts';
+import { listNodesWithKeys, type RemoteNodeWithKey } from './nodes.ts';
+import { rankLocal } from './rank.ts';
+import { queryRemoteNode } from './remote.ts';
+import { type FederatedQuery, federatedRequestSchema, normalizeRequest, queryHash } from './request.ts';
+import type { FederatedResponse } from './schema.ts';
+import { type FanOut, type FederationDeps, UNHEALTHY_COOLDOWN_MS } from './service.ts';
+import { cacheGeneration, listLocalSources, loadActivity, recordActivity, tombstonesFor } from './store.ts';
+import { compareItems, surfaceItems } from './surface.ts';
+import { contentTerms } from './terms.ts';
+import { tombstoneMatcher } from './tombstone.ts';
+import { translatorFrom } from './translate.ts';
+
+export interface RunOptions {
+  /** `/v1/federate/force`: bypass the result cache and ask every selected node, even ones that timed out recently. */
+  readonly force?: boolean;
+  /** The request came from another Atrium node: answer from local sources only, without entropy or activity. */
+  readonly hop?: boolean;
+}
+
+interface Selection {
+  /** Local connector ids to search; null = every local source. */
+  readonly local: readonly string[] | null;
+  readonly searchLocal: boolean;
+  readonly localIds: readonly string[];
+  readonly remotes: readonly { node: RemoteNodeWithKey; sub: string[] | null }[];
+}
+
+const ZERO_ENTROPY: UserEntropy = { entropy: 0, level: 'very_low', topic_bits: 0, rate_bits: 0, topics: 0, events: 0 };
+
+/**
+ * The federated query (docs/ranking.md): validates, hashes, infers intent, computes the user's entropy and
+ * damping plan, fans out to the selected local sources and remote Atrium nodes under a per-node deadline
+ * (cached per query_hash + user + document generation unless forced), ranks, records activity and audit.
+ * Throws AppError: 400 invalid request or unknown node, 504 when no selected node answered in time.
+ */
+export async function runFederatedQuery(deps: FederationDeps, principal: Principal, input: unknown, opts: RunOptions = {}): Promise<FederatedResponse> {
+  const started = performance.now();
+  const parsed = federatedRequestSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message }));
+    throw Errors.validation(`invalid ${problems[0]?.path ?? 'body'}: ${problems[0]?.message ?? 'invalid'}`, problems);
+  }
+  const q = normalizeRequest(parsed.data);
+  const hash = queryHash(q);
+  const now = deps.clock.now();
+  const tenantId = principal.tenantId;
+  const settings = deps.config.federation;
+  const hop = opts.hop === true;
+
+  const inferred = inferIntent(q.query);
+  const intent = resolveIntent(q.intent_signal, inferred);
+  const terms = contentTerms(q.query);
+  const history = hop
+    ? []
+    : await loadActivity(deps.db, tenantId, q.user_id, new Date(now.getTime() - DEFAULT_ENTROPY_OPTIONS.windowMinutes * 60_000), DEFAULT_ENTROPY_OPTIONS.maxEvents);
+  const entropy = hop ? ZERO_ENTROPY : computeUserEntropy([...history, { at: now, terms }], now);
+  const plan = planDamping(entropy.entropy, q.max_results, settings.dampingThreshold);
+
+  const selection = await selectNodes(deps, tenantId, q, hop);
+  const failed: { node: string; reason: string }[] = [];
+  const service = deps.federation;
+  const nowMs = now.getTime();
+  const remotes = selection.remotes.filter(({ node }) => {
+    const until = service?.unhealthyUntil.get(node.node_id) ?? 0;
+    if (!opts.force && until > nowMs) {
+      failed.push({ node: node.name, reason: 'skipped: timed out recently (use /v1/federate/force)' });
+      return false;
+    }
+    return true;
+  });
+  const selectedCount = (selection.searchLocal ? 1 : 0) + selection.remotes.length;
+
+  let cacheState: 'hit' | 'miss' | 'bypass' = 'bypass';
+  let fan: FanOut | undefined;
+  let cacheKey: string | null = null;
+  if (service && settings.cacheTtlMs > 0 && !opts.force) {
+    const generation = await cacheGeneration(deps.db, tenantId);
+    const nodes = [...selection.localIds, ...remotes.map((r) => `${r.node.node_id}:${r.sub?.join('+') ?? '*'}`)].join(',');
+    cacheKey = [tenantId, hash, generation, plan.per_node_budget, hop ? 'hop' : 'origin', nodes].join('|');
+    fan = service.cache.get(cacheKey, nowMs);
+    cacheState = fan ? 'hit' : 'miss';
+  }
+  if (!fan) {
+    const result = await fanOut(deps, tenantId, q, selection, remotes, plan.per_node_budget, intent, failed);
+    fan = result.fan;
+    const complete = failed.length === 0;
+    if (selectedCount > 0 && result.answered === 0) {
+      throw Errors.timeout(`federation timeout: no node answered within ${settings.deadlineMs} ms (${failed.map((f) => `${f.node}: ${f.reason}`).join('; ')})`);
+    }
+    if (cacheKey && service && complete) service.cache.set(cacheKey, fan, nowMs);
+  }
+
+  // Tombstones are read on every query (not cached) so a forget request takes effect at once.
+  const docIds = [...new Set(fan.local.map((c) => c.passage.document_id))];
+  const sources = [...new Set(fan.local.map((c) => c.passage.source_node))];
+  const tombstoneOf = tombstoneMatcher(await tombstonesFor(deps.db, tenantId, docIds, sources));
+  const contextTerms = new Set(history.flatMap((h) => h.terms));
+  const local = capPerNode(
+    rankLocal(fan.local, { now, intent, lambda: settings.decayLambda, userId: q.user_id, contextTerms, tombstoneOf, includeReasoning: q.include_reasoning }),
+    plan.per_node_budget,
+  );
+  const items = surfaceItems([...local, ...fan.remote], entropy.level, plan).map((i) => (q.include_reasoning ? i : withoutReasoning(i)));
+
+  if (!hop) await recordActivity(deps.db, { tenantId, userId: q.user_id, at: now, queryHash: hash, terms });
+  await recordAudit(deps.db, {
+    tenantId,
+    action: 'federation.query',
+    actorId: principal.id,
+    userId: q.user_id,
+    at: now,
+    details: {
+      query_hash: hash,
+      nodes_consulted: fan.consulted,
+      item_count: items.length,
+      user_entropy: entropy.entropy,
+      damping_active: plan.active,
+      forced: opts.force === true,
+      cache: cacheState,
+      ...(hop ? { hop: true } : {}),
+    },
+  });
+
+  return {
+    query_hash: hash,
+    items,
+    nodes_consulted: [...fan.consulted],
+    latency_ms: Math.max(0, Math.round(performance.now() - started)),
+    user_entropy: entropy.entropy,
+    damping_active: plan.active,
+    ...(q.include_reasoning
+      ? {
+          reasoning: {
+            intent: { ...intent },
+            intent_inferred: INTENT_DIMENSIONS.filter((d) => q.intent_signal?.[d] === undefined),
+            entropy_level: entropy.level,
+            topic_bits: entropy.topic_bits,
+            rate_bits: entropy.rate_bits,
+            surfaced_limit: plan.surfaced,
+            per_node_budget: plan.per_node_budget,
+            cache: cacheState,
+            nodes_failed: failed,
+          },
+        }
+      : {}),
+  };
+}
+
+async function selectNodes(deps: FederationDeps, tenantId: string, q: FederatedQuery, hop: boolean): Promise<Selection> {
+  const localSources = await listLocalSources(deps.db, tenantId);
+  const remoteNodes = hop ? [] : await listNodesWithKeys(deps.db, deps.secrets, tenantId);
+  const localIds = localSources.map((s) => s.id);
+  if (!q.node_ids) return { local: null, searchLocal: true, localIds, remotes: remoteNodes.map((node) => ({ node, sub: null })) };
+  const localSet = new Set(localIds);
+  const byName = new Map(remoteNodes.map((n) => [n.name, n]));
+  const local: string[] = [];
+  const remote = new Map<string, { node: RemoteNodeWithKey; sub: string[] | null }>();
+  const unknown: string[] = [];
+  for (const id of q.node_ids) {
+    if (localSet.has(id)) {
+      local.push(id);
+      continue;
+    }
+    const slash = id.indexOf('/');
+    const node = byName.get(slash < 0 ? id : id.slice(0, slash));
+    if (!node) {
+      unknown.push(id);
+      continue;
+    }
+    const entry = remote.get(node.name) ?? { node, sub: [] as string[] | null };
+    if (slash < 0) entry.sub = null;
+    else if (entry.sub) entry.sub.push(id.slice(slash + 1));
+    remote.set(node.name, entry);
+  }
+  if (unknown.length) {
+    throw Errors.validation(
+      `unknown node_ids: ${unknown.join(', ')} (see GET /v1/nodes)`,
+      unknown.map((id) => ({ path: 'body.node_ids', message: `unknown node '${id}'` })),
+    );
+  }
+  return { local, searchLocal: local.length > 0, localIds: local, remotes: [...remote.values()] };
+}
+
+async function fanOut(
+  deps: FederationDeps,
+  tenantId: string,
+  q: FederatedQuery,
+  selection: Selection,
+  remotes: Selection['remotes'],
+  budget: number,
+  intent: ReturnType<typeof inferIntent>,
+  failed: { node: string; reason: string }[],
+): Promise<{ fan: FanOut; answered: number }> {
+  const deadlineMs = deps.config.federation.deadlineMs;
+  const service = deps.federation;
+  const localTask = selection.searchLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, budget, signal), deadlineMs) : null;
+  const remoteTasks = remotes.map(({ node, sub }) =>
+    queryRemoteNode(node, q, { intent, budget, subNodes: sub, deadlineMs, fetch: service?.fetch }).then((outcome) => ({ node, outcome })),
+  );
+  const consulted: string[] = [];
+  let answered = 0;
+  let local: FanOut['local'] = [];
+  if (localTask) {
+    const r = await localTask;
+    if (r.ok) {
+      answered++;
+      local = r.value;
+      const seen = new Set(selection.localIds);
+      for (const c of local) seen.add(c.passage.source_node);
+      consulted.push(...[...seen].sort());
+    } else {
+      failed.push({ node: 'local', reason: `no answer within ${deadlineMs} ms` });
+      deps.log.warn({ tenantId, deadlineMs }, 'local sources missed the federation deadline');
+    }
+  }
+  const remote: FederatedItem[] = [];
+  for (const { node, outcome } of await Promise.all(remoteTasks)) {
+    if (outcome.ok) {
+      answered++;
+      service?.unhealthyUntil.delete(node.node_id);
+      remote.push(...outcome.items);
+      consulted.push(...(outcome.consulted.length ? outcome.consulted : [node.name]));
+    } else {
+      if (outcome.reason === 'timeout') service?.unhealthyUntil.set(node.node_id, deps.clock.now().getTime() + UNHEALTHY_COOLDOWN_MS);
+      failed.push({ node: node.name, reason: outcome.message });
+      deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
+    }
+  }
+  return { fan: { local, remote, consulted }, answered };
+}
+
+async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQuery, selection: Selection, budget: number, signal: AbortSignal) {
+  const nodes = Math.max(1, selection.local ? selection.local.length : selection.localIds.length);
+  // Several passages per document: ask for twice the documents the per-node budgets allow.
+  const limit = Math.min(1000, budget * nodes * 2);
+  const r = await retrieveLocal(
+    {
+      db: deps.db,
+      log: deps.log,
+      embeddings: deps.embeddings,
+      translator: deps.federation?.translator ?? (deps.translations ? translatorFrom(deps.translations) : undefined),
+    },
+    { tenantId, query: q.query, sources: selection.local, filters: q.filters, limit, signal },
+  );
+  return r.candidates;
+}
+
+type Deadlined<T> = { ok: true; value: T } | { ok: false };
+
+/** Runs `task` with an abort signal fired at the deadline; resolves `{ok: false}` if it is missed. Task errors propagate. */
+async function withDeadline<T>(task: (signal: AbortSignal) => Promise<T>, ms: number): Promise<Deadlined<T>> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Deadlined<T>>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve({ ok: false });
+    }, ms);
+  });
+  try {
+    const run = task(controller.signal).then(
+      (value): Deadlined<T> => ({ ok: true, value }),
+      (err: unknown): Deadlined<T> => {
+        if (controller.signal.aborted) return { ok: false };
+        throw err;
+      },
+    );
+    return await Promise.race([run, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Keeps each local source's best `budget` items: the damping budget applies per node, not only to the final list. */
+function capPerNode(items: FederatedItem[], budget: number): FederatedItem[] {
+  const sorted = [...items].sort(compareItems(false));
+  const counts = new Map<string, number>();
+  return sorted.filter((i) => {
+    const n = counts.get(i.source_node) ?? 0;
+    counts.set(i.source_node, n + 1);
+    return n < budget;
+  });
+}
+
+function withoutReasoning(i: FederatedItem): FederatedItem {
+  if (i.reasoning === undefined) return i;
+  const { reasoning: _drop, ...rest } = i;
+  return rest;
+}

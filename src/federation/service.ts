@@ -1,0 +1,47 @@
+import type { Config } from '../config/index.ts';
+import type { EmbeddingRegistry } from '../embeddings/provider.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { DatabaseExecutor } from '../platform/db/index.ts';
+import type { Logger } from '../platform/log.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import { createTtlCache, type TtlCache } from './cache.ts';
+import type { FederatedItem } from './item.ts';
+import type { LocalCandidate } from './rank.ts';
+import type { TranslationRegistry } from '../translations/index.ts';
+import type { Translator } from './translate.ts';
+
+/** What one fan-out produced: cached per query_hash, user and document generation. */
+export interface FanOut {
+  readonly local: readonly LocalCandidate[];
+  readonly remote: readonly FederatedItem[];
+  readonly consulted: readonly string[];
+}
+
+/** A remote node that timed out is skipped by normal queries for this long (`/force` still asks it). */
+export const UNHEALTHY_COOLDOWN_MS = 30_000;
+
+/** Per-process state of the federated query, composed once in src/main. */
+export interface FederationService {
+  readonly cache: TtlCache<FanOut>;
+  /** Remote node id → epoch ms until which normal queries skip it. */
+  readonly unhealthyUntil: Map<string, number>;
+  readonly translator?: Translator;
+  /** Outbound HTTP for remote nodes (tests may pass their own). */
+  readonly fetch?: typeof fetch;
+}
+
+export function createFederationService(config: Config, opts: { translator?: Translator; fetch?: typeof fetch } = {}): FederationService {
+  return { cache: createTtlCache<FanOut>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), ...opts };
+}
+
+/** What the federated query needs; `AppDeps` satisfies it. */
+export interface FederationDeps {
+  readonly config: Config;
+  readonly db: DatabaseExecutor;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly secrets: SecretBox;
+  readonly embeddings?: EmbeddingRegistry;
+  readonly translations?: Pick<TranslationRegistry, 'findTranslation'>;
+  readonly federation?: FederationService;
+}

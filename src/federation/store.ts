@@ -1,0 +1,144 @@
+import type { Queryable } from '../platform/db/executor.ts';
+import { newId } from '../platform/ids.ts';
+import type { ActivityEvent } from './entropy.ts';
+import type { TombstoneRule } from './tombstone.ts';
+
+/** A tombstone as the API shows it. */
+export interface TombstoneRecord extends TombstoneRule {
+  readonly reason: string | null;
+  readonly created_by: string | null;
+  readonly created_at: string;
+}
+
+const iso = (v: unknown): string => new Date(v as string).toISOString();
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+function rowToTombstone(r: Record<string, unknown>): TombstoneRecord {
+  return {
+    id: String(r.id),
+    document_id: str(r.document_id),
+    connector_id: str(r.connector_id),
+    external_id: str(r.external_id),
+    reason: str(r.reason),
+    created_by: str(r.created_by),
+    created_at: iso(r.created_at),
+  };
+}
+
+export async function insertTombstones(
+  db: Queryable,
+  tenantId: string,
+  rules: readonly Omit<TombstoneRule, 'id'>[],
+  meta: { reason: string | null; createdBy: string; now: Date },
+): Promise<TombstoneRecord[]> {
+  const out: TombstoneRecord[] = [];
+  for (const r of rules) {
+    const res = await db.query<Record<string, unknown>>(
+      `INSERT INTO federation_tombstones (id, tenant_id, document_id, connector_id, external_id, reason, created_by, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      [newId('tmb'), tenantId, r.document_id, r.connector_id, r.external_id, meta.reason, meta.createdBy, meta.now.toISOString()],
+    );
+    out.push(rowToTombstone(res.rows[0]!));
+  }
+  return out;
+}
+
+export async function listTombstones(db: Queryable, tenantId: string): Promise<TombstoneRecord[]> {
+  const r = await db.query<Record<string, unknown>>(
+    'SELECT * FROM federation_tombstones WHERE tenant_id = $1 AND lifted_at IS NULL ORDER BY created_at DESC, id',
+    [tenantId],
+  );
+  return r.rows.map(rowToTombstone);
+}
+
+/** Lifts an active tombstone; false when there is none with that id in the tenant. */
+export async function liftTombstone(db: Queryable, tenantId: string, id: string, by: string, now: Date): Promise<TombstoneRecord | null> {
+  const r = await db.query<Record<string, unknown>>(
+    `UPDATE federation_tombstones SET lifted_at = $4, lifted_by = $3
+     WHERE tenant_id = $1 AND id = $2 AND lifted_at IS NULL RETURNING *`,
+    [tenantId, id, by, now.toISOString()],
+  );
+  return r.rows[0] ? rowToTombstone(r.rows[0]) : null;
+}
+
+/** The active tombstones that could match these candidates (by document id or by connector). */
+export async function tombstonesFor(db: Queryable, tenantId: string, documentIds: readonly string[], connectorIds: readonly string[]): Promise<TombstoneRule[]> {
+  if (documentIds.length === 0 && connectorIds.length === 0) return [];
+  const r = await db.query<Record<string, unknown>>(
+    `SELECT id, document_id, connector_id, external_id FROM federation_tombstones
+     WHERE tenant_id = $1 AND lifted_at IS NULL AND (document_id = ANY($2::text[]) OR connector_id = ANY($3::text[]))`,
+    [tenantId, documentIds, connectorIds],
+  );
+  return r.rows.map((row) => ({ id: String(row.id), document_id: str(row.document_id), connector_id: str(row.connector_id), external_id: str(row.external_id) }));
+}
+
+/** Documents of the tenant among `ids`, with the source item they came from. */
+export async function findDocuments(db: Queryable, tenantId: string, ids: readonly string[]): Promise<{ id: string; source_node: string; external_id: string }[]> {
+  const r = await db.query<{ id: string; source_node: string; external_id: string }>(
+    'SELECT id, source_node, external_id FROM documents WHERE tenant_id = $1 AND id = ANY($2::text[])',
+    [tenantId, ids],
+  );
+  return r.rows;
+}
+
+export async function recordActivity(db: Queryable, e: { tenantId: string; userId: string; at: Date; queryHash: string; terms: readonly string[] }): Promise<void> {
+  await db.query('INSERT INTO federation_activity (tenant_id, user_id, occurred_at, query_hash, terms) VALUES ($1, $2, $3, $4, $5::text[])', [
+    e.tenantId,
+    e.userId,
+    e.at.toISOString(),
+    e.queryHash,
+    [...e.terms],
+  ]);
+  // Entropy only looks back minutes; keep a day for inspection and drop the rest of this user's history.
+  await db.query('DELETE FROM federation_activity WHERE tenant_id = $1 AND user_id = $2 AND occurred_at < $3', [
+    e.tenantId,
+    e.userId,
+    new Date(e.at.getTime() - 86_400_000).toISOString(),
+  ]);
+}
+
+export async function loadActivity(db: Queryable, tenantId: string, userId: string, since: Date, limit: number): Promise<ActivityEvent[]> {
+  const r = await db.query<{ occurred_at: string | Date; terms: string[] }>(
+    `SELECT occurred_at, terms FROM federation_activity
+     WHERE tenant_id = $1 AND user_id = $2 AND occurred_at >= $3 ORDER BY occurred_at DESC LIMIT $4`,
+    [tenantId, userId, since.toISOString(), limit],
+  );
+  return r.rows.map((row) => ({ at: new Date(row.occurred_at), terms: row.terms ?? [] }));
+}
+
+/** The result-cache generation of a tenant: bumped by a trigger whenever its documents change. */
+export async function cacheGeneration(db: Queryable, tenantId: string): Promise<string> {
+  const r = await db.query<{ generation: string | number }>('SELECT generation FROM federation_generations WHERE tenant_id = $1', [tenantId]);
+  return String(r.rows[0]?.generation ?? 0);
+}
+
+/** A local source: one of the tenant's connectors. */
+export interface LocalSource {
+  readonly id: string;
+  readonly connector_type: string;
+  readonly display_name: string;
+  readonly status: string;
+}
+
+export async function listLocalSources(db: Queryable, tenantId: string): Promise<LocalSource[]> {
+  const r = await db.query<Record<string, unknown>>(
+    'SELECT id, connector_type, display_name, status FROM connectors WHERE tenant_id = $1 ORDER BY created_at, id',
+    [tenantId],
+  );
+  return r.rows.map((row) => ({ id: String(row.id), connector_type: String(row.connector_type), display_name: String(row.display_name), status: String(row.status) }));
+}
+
+/** The embedding model(s) of each local source's documents, most used first. */
+export async function sourceModels(db: Queryable, tenantId: string): Promise<Map<string, string[]>> {
+  const r = await db.query<{ source_node: string; embedding_model: string | null; n: number }>(
+    `SELECT source_node, embedding_model, count(*)::int AS n FROM documents
+     WHERE tenant_id = $1 AND embedding_model IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2`,
+    [tenantId],
+  );
+  const out = new Map<string, string[]>();
+  for (const row of r.rows) {
+    if (row.embedding_model === null) continue;
+    out.set(row.source_node, [...(out.get(row.source_node) ?? []), row.embedding_model]);
+  }
+  return out;
+}

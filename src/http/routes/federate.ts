@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { recordAudit } from '../../audit/index.ts';
+import {
+  deleteNode,
+  federatedRequestSchema,
+  federatedResponseSchema,
+  findDocuments,
+  HOP_HEADER,
+  insertTombstones,
+  liftTombstone,
+  listLocalSources,
+  listNodes,
+  listTombstones,
+  NODE_NAME,
+  registerNode,
+  runFederatedQuery,
+  sourceModels,
+} from '../../federation/index.ts';
+import { Errors } from '../../platform/errors.ts';
+import type { App } from '../app.ts';
+import { principalOf } from '../auth.ts';
+import type { AppDeps } from '../deps.ts';
+import { errorBody, isoTimestamp } from '../schemas.ts';
+
+const tombstone = z.object({
+  id: z.string(),
+  document_id: z.string().nullable(),
+  connector_id: z.string().nullable(),
+  external_id: z.string().nullable(),
+  reason: z.string().nullable(),
+  created_by: z.string().nullable(),
+  created_at: isoTimestamp,
+});
+
+const forgetBody = z
+  .object({
+    document_ids: z.array(z.string().min(1).max(200)).min(1).max(1000).optional(),
+    connector_id: z.string().min(1).max(200).optional(),
+    external_ids: z.array(z.string().min(1).max(512)).min(1).max(1000).optional(),
+    reason: z.string().max(2000).optional(),
+  })
+  .strict()
+  .refine((b) => b.document_ids !== undefined || b.connector_id !== undefined, { message: 'give document_ids, or connector_id (with or without external_ids)' })
+  .refine((b) => b.external_ids === undefined || b.connector_id !== undefined, { message: 'external_ids need connector_id', path: ['external_ids'] });
+
+const node = z.object({
+  node_id: z.string(),
+  kind: z.enum(['local', 'remote']),
+  name: z.string(),
+  connector_type: z.string().nullable(),
+  status: z.string().nullable(),
+  url: z.string().nullable(),
+  embedding_model: z.string().nullable().describe('the model of its documents (most used first); null when unknown or not embedded yet'),
+  embedding_models: z.array(z.string()),
+});
+
+const nodeBody = z
+  .object({
+    name: z.string().regex(NODE_NAME, 'lowercase letters, digits, - and _, at most 63 characters'),
+    url: z.url({ protocol: /^https?$/ }).max(2000),
+    api_key: z.string().min(8).max(4096).describe('an API key of the remote instance with the query permission; stored encrypted, never returned'),
+  })
+  .strict();
+
+const remoteNode = z.object({ node_id: z.string(), name: z.string(), url: z.string(), created_at: isoTimestamp });
+
+export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
+  for (const force of [false, true]) {
+    app.post(
+      force ? '/v1/federate/force' : '/v1/federate',
+      {
+        config: { permission: 'query' },
+        schema: {
+          summary: force ? 'Federated query, bypassing the cache and asking every selected node' : 'Federated query across sources and remote nodes',
+          tags: ['federation'],
+          body: federatedRequestSchema,
+          response: { 200: federatedResponseSchema, 504: errorBody },
+        },
+      },
+      async (request) => runFederatedQuery(deps, principalOf(request), request.body, { force, hop: request.headers[HOP_HEADER] === '1' }),
+    );
+  }
+
+  app.post(
+    '/v1/forget',
+    {
+      config: { permission: 'connector:write' },
+      schema: {
+        summary: 'Forget documents: record tombstones (results stay, flagged and ranked below live ones)',
+        tags: ['federation'],
+        body: forgetBody,
+        response: { 201: z.object({ tombstones: z.array(tombstone) }) },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      const b = request.body;
+      const rules: { document_id: string | null; connector_id: string | null; external_id: string | null }[] = [];
+      if (b.document_ids) {
+        const ids = [...new Set(b.document_ids)];
+        const found = await findDocuments(deps.db, p.tenantId, ids);
+        const missing = ids.filter((id) => !found.some((d) => d.id === id));
+        if (missing.length) throw Errors.notFound('document', missing.join(', '));
+        for (const d of found) rules.push({ document_id: d.id, connector_id: d.source_node, external_id: d.external_id });
+      }
+      if (b.connector_id) {
+        const sources = await listLocalSources(deps.db, p.tenantId);
+        if (!sources.some((s) => s.id === b.connector_id)) throw Errors.notFound('connector', b.connector_id);
+        if (b.external_ids) for (const e of new Set(b.external_ids)) rules.push({ document_id: null, connector_id: b.connector_id, external_id: e });
+        else rules.push({ document_id: null, connector_id: b.connector_id, external_id: null });
+      }
+      const now = deps.clock.now();
+      const tombstones = await insertTombstones(deps.db, p.tenantId, rules, { reason: b.reason ?? null, createdBy: p.id, now });
+      await recordAudit(deps.db, {
+        tenantId: p.tenantId,
+        action: 'federation.forget',
+        actorId: p.id,
+        userId: p.userId,
+        at: now,
+        details: { tombstone_ids: tombstones.map((t) => t.id), reason: b.reason ?? null },
+      });
+      return reply.status(201).send({ tombstones });
+    },
+  );
+
+  app.get(
+    '/v1/forget',
+    {
+      config: { permission: 'connector:read' },
+      schema: { summary: 'Active tombstones', tags: ['federation'], response: { 200: z.object({ tombstones: z.array(tombstone) }) } },
+    },
+    async (request) => ({ tombstones: await listTombstones(deps.db, principalOf(request).tenantId) }),
+  );
+
+  app.delete(
+    '/v1/forget/:id',
+    {
+      config: { permission: 'connector:write' },
+      schema: {
+        summary: 'Lift a tombstone: its documents rank as live again',
+        tags: ['federation'],
+        params: z.object({ id: z.string().min(1).max(200) }),
+        response: { 200: tombstone.extend({ lifted_at: isoTimestamp }) },
+      },
+    },
+    async (request) => {
+      const p = principalOf(request);
+      const now = deps.clock.now();
+      const lifted = await liftTombstone(deps.db, p.tenantId, request.params.id, p.id, now);
+      if (!lifted) throw Errors.notFound('tombstone', request.params.id);
+      await recordAudit(deps.db, { tenantId: p.tenantId, action: 'federation.forget_lifted', actorId: p.id, userId: p.userId, at: now, details: { tombstone_id: lifted.id } });
+      return { ...lifted, lifted_at: now.toISOString() };
+    },
+  );
+
+  app.get(
+    '/v1/nodes',
+    {
+      config: { permission: 'query' },
+      schema: {
+        summary: 'Nodes a federated query can consult: local sources (connectors) and registered remote Atrium nodes',
+        tags: ['federation'],
+        response: { 200: z.object({ nodes: z.array(node) }) },
+      },
+    },
+    async (request) => {
+      const tenantId = principalOf(request).tenantId;
+      const [sources, models, remotes] = await Promise.all([listLocalSources(deps.db, tenantId), sourceModels(deps.db, tenantId), listNodes(deps.db, tenantId)]);
+      return {
+        nodes: [
+          ...sources.map((s) => {
+            const m = models.get(s.id) ?? [];
+            return { node_id: s.id, kind: 'local' as const, name: s.display_name, connector_type: s.connector_type, status: s.status, url: null, embedding_model: m[0] ?? null, embedding_models: m };
+          }),
+          ...remotes.map((r) => ({ node_id: r.name, kind: 'remote' as const, name: r.name, connector_type: null, status: null, url: r.url, embedding_model: null, embedding_models: [] })),
+        ],
+      };
+    },
+  );
+
+  app.post(
+    '/v1/nodes',
+    {
+      config: { permission: 'admin' },
+      schema: {
+        summary: 'Register a remote Atrium node to federate with',
+        tags: ['federation'],
+        body: nodeBody,
+        response: { 201: remoteNode },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      const now = deps.clock.now();
+      const sources = await listLocalSources(deps.db, p.tenantId);
+      if (sources.some((s) => s.id === request.body.name)) throw Errors.conflict(`'${request.body.name}' is already a local source id`);
+      const created = await registerNode(deps.db, deps.secrets, {
+        tenantId: p.tenantId,
+        name: request.body.name,
+        url: request.body.url,
+        apiKey: request.body.api_key,
+        createdBy: p.id,
+        now,
+      });
+      if (!created) throw Errors.conflict(`a node named '${request.body.name}' already exists`);
+      await recordAudit(deps.db, { tenantId: p.tenantId, action: 'federation.node_registered', actorId: p.id, userId: p.userId, at: now, details: { node_id: created.node_id, name: created.name, url: created.url } });
+      return reply.status(201).send(created);
+    },
+  );
+
+  app.delete(
+    '/v1/nodes/:id',
+    {
+      config: { permission: 'admin' },
+      schema: { summary: 'Remove a remote node (by id or name)', tags: ['federation'], params: z.object({ id: z.string().min(1).max(200) }), response: { 200: z.object({ deleted: z.literal(true) }) } },
+    },
+    async (request) => {
+      const p = principalOf(request);
+      if (!(await deleteNode(deps.db, p.tenantId, request.params.id))) throw Errors.notFound('node', request.params.id);
+      await recordAudit(deps.db, { tenantId: p.tenantId, action: 'federation.node_removed', actorId: p.id, userId: p.userId, details: { node: request.params.id } });
+      return { deleted: true as const };
+    },
+  );
+}
