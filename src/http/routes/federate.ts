@@ -126,7 +126,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get(
     '/v1/forget',
     {
-      config: { permission: 'connector:read' },
+      config: { permission: 'connector:write' },
       schema: { summary: 'Active tombstones', tags: ['federation'], response: { 200: z.object({ tombstones: z.array(tombstone) }) } },
     },
     async (request) => ({ tombstones: await listTombstones(deps.db, principalOf(request).tenantId) }),

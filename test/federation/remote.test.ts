@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { addConnector, addDocs, daysAgo } from './fixtures.ts';
+
+/** Two real Atrium instances on loopback ports, plus a node that never answers in time. */
+describe('federation across Atrium instances', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let slow: http.Server;
+  let slowUrl = '';
+  const pending = new Set<http.ServerResponse>();
+  const federate = (payload: Record<string, unknown>, url = '/v1/federate') => a.app.inject({ method: 'POST', url, headers: a.admin, payload });
+
+  before(async () => {
+    const env = { ATRIUM_FEDERATION_DEADLINE_MS: '1500', ATRIUM_RATE_LIMIT_BURST: '1000' };
+    [a, b] = await Promise.all([createTestApp({ env }), createTestApp({ env })]);
+    await addConnector(a, 'github-a', 'github');
+    await addDocs(a, 'github-a', [{ external_id: 'a1', title: 'Payment service design', content: 'payment gateway design', updated_at: daysAgo(1) }]);
+    await addConnector(b, 'jira-b', 'jira');
+    await addDocs(b, 'jira-b', [{ external_id: 'b1', title: 'Payment incident follow-up', content: 'payment timeout follow-up tasks', document_type: 'task', author: 'zoe' }]);
+    const bAddr = await b.app.listen({ port: 0, host: '127.0.0.1' });
+    const bKey = await b.keyWith(['query']);
+    slow = http.createServer((_req, res) => {
+      pending.add(res); // answers only when the test ends: always past the deadline
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const reg = await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'paris', url: bAddr, api_key: bKey.authorization.slice(7) } });
+    assert.equal(reg.statusCode, 201);
+  });
+  after(async () => {
+    for (const res of pending) res.destroy();
+    slow.closeAllConnections();
+    await new Promise((resolve) => slow.close(resolve));
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('merges a remote node’s items with its source_node prefixed by the node name', async () => {
+    const res = await federate({ query: 'payment', user_id: 'u1' });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.deepEqual(body.nodes_consulted, ['github-a', 'paris/jira-b']);
+    const remote = body.items.find((i: { source_node: string }) => i.source_node === 'paris/jira-b');
+    assert.ok(remote, 'remote item merged');
+    assert.equal(remote.metadata.title, 'Payment incident follow-up');
+    assert.equal(remote.metadata.remote_node, 'paris');
+    assert.ok(body.items.some((i: { source_node: string }) => i.source_node === 'github-a'));
+    // B answered as a hop: its audit shows it, and it recorded no activity for the user.
+    const bActivity = await b.db.query('SELECT count(*)::int AS n FROM federation_activity');
+    assert.equal(bActivity.rows[0]?.n, 0);
+  });
+
+  it('restricts to a remote node, or one of its sources, through node_ids', async () => {
+    const only = (await federate({ query: 'payment', user_id: 'u2', node_ids: ['paris'] })).json();
+    assert.deepEqual(only.nodes_consulted, ['paris/jira-b']);
+    assert.ok(only.items.every((i: { source_node: string }) => i.source_node.startsWith('paris/')));
+    const sub = (await federate({ query: 'payment', user_id: 'u2', node_ids: ['paris/jira-b'] })).json();
+    assert.deepEqual(sub.nodes_consulted, ['paris/jira-b']);
+  });
+
+  it('answers partially when one node misses the deadline, 504 when none answers, and /force retries skipped nodes', async () => {
+    const reg = await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'slow', url: slowUrl, api_key: 'atr_whatever_key_123' } });
+    assert.equal(reg.statusCode, 201);
+    const partial = await federate({ query: 'payment', user_id: 'u3', include_reasoning: true });
+    assert.equal(partial.statusCode, 200);
+    const body = partial.json();
+    assert.deepEqual(body.nodes_consulted, ['github-a', 'paris/jira-b']);
+    assert.ok(body.latency_ms >= 1400, `waited for the deadline (${body.latency_ms} ms)`);
+    assert.deepEqual(
+      body.reasoning.nodes_failed.map((f: { node: string }) => f.node),
+      ['slow'],
+    );
+
+    const none = await federate({ query: 'payment', user_id: 'u4', node_ids: ['slow'] }, '/v1/federate/force');
+    assert.equal(none.statusCode, 504);
+    assert.equal(none.json().error.code, 'timeout');
+
+    // Recently timed out: a normal query skips it at once (still 504: nothing else selected) …
+    const skipped = await federate({ query: 'payment', user_id: 'u5', node_ids: ['slow'], include_reasoning: true });
+    assert.equal(skipped.statusCode, 504);
+    assert.match(skipped.json().error.message, /skipped/);
+    // … while other nodes answer without waiting for it.
+    const quick = (await federate({ query: 'payment', user_id: 'u6' })).json();
+    assert.deepEqual(quick.nodes_consulted, ['github-a', 'paris/jira-b']);
+    assert.ok(quick.latency_ms < 1400, `did not wait for the skipped node (${quick.latency_ms} ms)`);
+  });
+});
