@@ -1,4 +1,5 @@
 import { createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
+import { createSessionAuthenticator } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
 import { createEmbeddingRegistry, type ManagedEmbeddingRegistry } from '../embeddings/index.ts';
 import { type App, type AppDeps, buildApp, createMetrics } from '../http/index.ts';
@@ -39,6 +40,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       clock: opts.clock ?? systemClock,
       secrets: createSecretBox(secretKey),
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
+      authenticators: [createSessionAuthenticator({ db, clock: opts.clock ?? systemClock })],
       embeddings,
       translations: createTranslationRegistry({ db, embeddings: () => deps.embeddings }),
       federation: createFederationService(config),

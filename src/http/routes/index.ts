@@ -8,6 +8,7 @@ import { federateRoutes } from './federate.ts';
 import { documentRoutes } from './documents.ts';
 import { meRoutes } from './me.ts';
 import { mcpRoutes } from './mcp.ts';
+import { ssoRoutes } from './sso.ts';
 import { systemRoutes } from './system.ts';
 import { vec2vecRoutes } from './vec2vec.ts';
 import { webRoutes } from './web.ts';
@@ -22,6 +23,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await federateRoutes(app, deps);
   await documentRoutes(app, deps);
   await mcpRoutes(app, deps);
+  await ssoRoutes(app, deps);
   await vec2vecRoutes(app, deps);
   await meRoutes(app, deps);
   // Last: the console's catch-all GET /* must not shadow any API route.

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { type Principal, ROLE_PERMISSIONS, type Role } from '../access/index.ts';
+import type { Queryable } from '../platform/db/executor.ts';
+import { newId } from '../platform/ids.ts';
+import { readCookie, SESSION_COOKIE } from './cookies.ts';
+import { sha256, type ProviderType } from './store.ts';
+
+/** Starts a session; returns the cookie token (256 bits, stored only as its SHA-256). */
+export async function createSession(
+  db: Queryable,
+  input: { tenantId: string; userId: string; provider: ProviderType; ttlSeconds: number; now: Date },
+): Promise<{ id: string; token: string; expiresAt: Date }> {
+  const token = randomBytes(32).toString('base64url');
+  const id = newId('ses');
+  const expiresAt = new Date(input.now.getTime() + input.ttlSeconds * 1000);
+  await db.query(
+    `INSERT INTO auth_sessions (id, tenant_id, user_id, token_hash, provider_type, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, input.tenantId, input.userId, sha256(token), input.provider, input.now.toISOString(), expiresAt.toISOString()],
+  );
+  return { id, token, expiresAt };
+}
+
+/**
+ * The principal of a session token: the user's current role decides the permissions (a role change at the IdP
+ * applies at the next sign-in; disabling a user or revoking a session applies at once). Null when unknown,
+ * expired, revoked or the user is disabled.
+ */
+export async function sessionPrincipal(db: Queryable, token: string, now: Date): Promise<Principal | null> {
+  if (token.length < 20 || token.length > 100) return null;
+  const r = await db.query<{ id: string; tenant_id: string; user_id: string; role: Role }>(
+    `SELECT s.id, s.tenant_id, s.user_id, u.role FROM auth_sessions s
+     JOIN users u ON u.id = s.user_id AND u.tenant_id = s.tenant_id
+     WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2 AND u.disabled_at IS NULL`,
+    [sha256(token), now.toISOString()],
+  );
+  const row = r.rows[0];
+  if (!row) return null;
+  return {
+    kind: 'session',
+    id: row.id,
+    tenantId: row.tenant_id,
+    userId: row.user_id,
+    permissions: new Set(ROLE_PERMISSIONS[row.role] ?? []),
+  };
+}
+
+/** Revokes the session of a token; returns its tenant and user when there was a live one. */
+export async function revokeSession(db: Queryable, token: string, now: Date): Promise<{ id: string; tenantId: string; userId: string } | null> {
+  const r = await db.query<{ id: string; tenant_id: string; user_id: string }>(
+    `UPDATE auth_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id, tenant_id, user_id`,
+    [sha256(token), now.toISOString()],
+  );
+  const row = r.rows[0];
+  return row ? { id: row.id, tenantId: row.tenant_id, userId: row.user_id } : null;
+}
+
+/**
+ * The `atrium_session` cookie as a credential for every API route (added to AppDeps.authenticators): a signed-in
+ * user calls the API with the permissions of their role.
+ */
+export function createSessionAuthenticator(deps: { db: Queryable; clock: { now(): Date } }) {
+  return async (request: { headers: { cookie?: string | undefined } }): Promise<Principal | null> => {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    return token ? sessionPrincipal(deps.db, token, deps.clock.now()) : null;
+  };
+}

@@ -1,0 +1,264 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  ACS_PATH,
+  configureGroupMapping,
+  configureOidc,
+  configureSaml,
+  configView,
+  configViewSchema,
+  FLOW_COOKIE,
+  getSsoConfig,
+  groupMappingSchema,
+  isSecureTransport,
+  type LoginOutcome,
+  MAX_SAML_RESPONSE_BYTES,
+  OIDC_CALLBACK_PATH,
+  oidcCallback,
+  oidcConfigSchema,
+  problem,
+  problemError,
+  readCookie,
+  revokeSession,
+  runSsoTest,
+  runtimeConfigSchema,
+  SESSION_COOKIE,
+  SsoAudit,
+  samlCallback,
+  samlConfigSchema,
+  serializeCookie,
+  spMetadata,
+  ssoStatus,
+  startLogin,
+  statusSchema,
+  testReportSchema,
+  updateRuntimeConfig,
+} from '../../auth/index.ts';
+import { recordAudit } from '../../audit/index.ts';
+import type { App } from '../app.ts';
+import { principalOf } from '../auth.ts';
+import type { AppDeps } from '../deps.ts';
+
+const TAGS = ['sso'];
+
+/** Every SSO endpoint refuses plain HTTP (see isSecureTransport for the proxy and loopback exceptions). */
+function requireHttps(deps: AppDeps) {
+  return async (request: FastifyRequest) => {
+    const ok = isSecureTransport({ protocol: request.protocol, remoteAddress: request.socket.remoteAddress, publicUrl: deps.config.publicUrl });
+    if (!ok) throw problemError(problem('sso_https_required', 'single sign-on endpoints require HTTPS; this request came over plain HTTP'));
+  };
+}
+
+function actorOf(request: FastifyRequest) {
+  const p = principalOf(request);
+  return { tenantId: p.tenantId, id: p.id, userId: p.userId };
+}
+
+function finish(deps: AppDeps, reply: FastifyReply, outcome: LoginOutcome, extraCookies: string[] = []): FastifyReply {
+  if (!outcome.ok) throw problemError(outcome.problem);
+  reply.header('set-cookie', [serializeCookie(SESSION_COOKIE, outcome.token, { maxAgeSeconds: outcome.ttlSeconds }), ...extraCookies]);
+  reply.header('cache-control', 'no-store');
+  return reply.redirect(`${deps.config.publicUrl}/`, 302);
+}
+
+export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
+  // Encapsulated so the form-body parser the SAML POST binding needs applies to these routes only.
+  await root.register(async (scope) => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_SAML_RESPONSE_BYTES * 2 }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
+    const onRequest = requireHttps(deps);
+
+    app.post(
+      '/v1/auth/sso/saml',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: {
+          summary: 'Configure SAML 2.0 sign-on; makes SAML the active provider',
+          description: 'The certificate must parse and be currently valid (an expired one is rejected: upload a new certificate).',
+          tags: TAGS,
+          body: samlConfigSchema,
+          response: { 200: configViewSchema },
+        },
+      },
+      async (request) => configureSaml(deps, actorOf(request), request.body),
+    );
+
+    app.post(
+      '/v1/auth/sso/oidc',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: {
+          summary: 'Configure OpenID Connect sign-on; makes OIDC the active provider',
+          description: 'Discovery at issuer_url is fetched and validated before saving. client_secret is stored encrypted and never returned.',
+          tags: TAGS,
+          body: oidcConfigSchema,
+          response: { 200: configViewSchema },
+        },
+      },
+      async (request) => configureOidc(deps, actorOf(request), request.body),
+    );
+
+    app.put(
+      '/v1/auth/sso/group-mapping',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: {
+          summary: 'Replace the IdP group → role mapping',
+          description: 'A user gets the most privileged role among their mapped groups, else default_role (viewer unless set).',
+          tags: TAGS,
+          body: groupMappingSchema,
+          response: { 200: groupMappingSchema },
+        },
+      },
+      async (request) => configureGroupMapping(deps, actorOf(request), request.body),
+    );
+
+    app.get(
+      '/v1/auth/sso/config',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: { summary: 'The stored SSO configuration (no secrets) and the values to give the IdP', tags: TAGS, response: { 200: configViewSchema } },
+      },
+      async (request) => {
+        const tenantId = principalOf(request).tenantId;
+        return configView(deps, tenantId, await getSsoConfig(deps.db, tenantId));
+      },
+    );
+
+    app.patch(
+      '/v1/auth/sso/config',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: {
+          summary: 'Turn SSO debug logging on or off and set the session lifetime',
+          tags: TAGS,
+          body: runtimeConfigSchema,
+          response: { 200: configViewSchema },
+        },
+      },
+      async (request) => updateRuntimeConfig(deps, actorOf(request), request.body),
+    );
+
+    app.get(
+      '/v1/auth/sso/status',
+      {
+        config: { permission: 'authenticated' },
+        onRequest,
+        schema: { summary: 'Whether SSO is enabled, with which provider, and the last sign-in', tags: TAGS, response: { 200: statusSchema } },
+      },
+      async (request) => ssoStatus(deps, principalOf(request).tenantId),
+    );
+
+    app.post(
+      '/v1/auth/sso/test',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: {
+          summary: 'Validate the SSO configuration and dry-run a SAML response, without signing anyone in',
+          tags: TAGS,
+          body: z.object({
+            test_mode: z.literal(true).describe('must be true: the test never creates users or sessions'),
+            saml_response: z.string().min(1).max(MAX_SAML_RESPONSE_BYTES * 2).optional().describe('a base64 SAMLResponse to dry-run'),
+          }),
+          response: { 200: testReportSchema },
+        },
+      },
+      async (request) => runSsoTest(deps, actorOf(request), { samlResponse: request.body.saml_response }),
+    );
+
+    app.get(
+      '/v1/auth/sso/saml/metadata',
+      {
+        config: { permission: 'public' },
+        onRequest,
+        schema: { summary: 'SAML service-provider metadata (entity id = public URL, ACS with HTTP-POST, NameID emailAddress)', tags: TAGS },
+      },
+      async (_request, reply) => reply.type('application/samlmetadata+xml; charset=utf-8').send(spMetadata(deps.config.publicUrl)),
+    );
+
+    app.get(
+      '/v1/auth/sso/login',
+      {
+        config: { permission: 'public' },
+        onRequest,
+        schema: {
+          summary: "Start sign-in: 302 to the tenant's IdP (SAML redirect binding, or OIDC code flow with state, nonce and PKCE)",
+          tags: TAGS,
+          querystring: z.object({ tenant_id: z.string().min(1).max(100) }),
+        },
+      },
+      async (request, reply) => {
+        const start = await startLogin(deps, request.query.tenant_id);
+        if (start.cookies.length) reply.header('set-cookie', start.cookies);
+        reply.header('cache-control', 'no-store');
+        return reply.redirect(start.location, 302);
+      },
+    );
+
+    app.post(
+      ACS_PATH,
+      {
+        config: { permission: 'public' },
+        onRequest,
+        schema: {
+          summary: 'SAML assertion consumer service (HTTP-POST binding): validates, provisions the user, starts a session, redirects to the console',
+          tags: TAGS,
+          body: z.object({ SAMLResponse: z.string().min(1).max(MAX_SAML_RESPONSE_BYTES * 2), RelayState: z.string().max(2000).optional() }),
+        },
+      },
+      async (request, reply) => finish(deps, reply, await samlCallback(deps, request.body)),
+    );
+
+    app.get(
+      OIDC_CALLBACK_PATH,
+      {
+        config: { permission: 'public' },
+        onRequest,
+        schema: {
+          summary: 'OIDC redirect URI: exchanges the code, validates the ID token, provisions the user, starts a session, redirects to the console',
+          tags: TAGS,
+          querystring: z.object({ state: z.string().max(2000).optional(), code: z.string().max(4000).optional() }).catchall(z.string().max(4000)),
+        },
+      },
+      async (request, reply) => {
+        const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+        const outcome = await oidcCallback(deps, { rawQuery, flowCookie: readCookie(request.headers.cookie, FLOW_COOKIE) });
+        return finish(deps, reply, outcome, [serializeCookie(FLOW_COOKIE, '', { maxAgeSeconds: 0, path: '/v1/auth' })]);
+      },
+    );
+
+    app.post(
+      '/v1/auth/logout',
+      {
+        config: { permission: 'public' },
+        onRequest,
+        schema: { summary: 'End the SSO session of the atrium_session cookie and clear it', tags: TAGS, response: { 204: z.null() } },
+      },
+      async (request, reply) => {
+        const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+        const revoked = token ? await revokeSession(deps.db, token, deps.clock.now()) : null;
+        if (revoked) {
+          await recordAudit(deps.db, {
+            tenantId: revoked.tenantId,
+            action: SsoAudit.logout,
+            actorId: revoked.userId,
+            userId: revoked.userId,
+            details: { session_id: revoked.id },
+            at: deps.clock.now(),
+          });
+        }
+        reply.header('set-cookie', serializeCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0 }));
+        return reply.status(204).send(null);
+      },
+    );
+  });
+}
