@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { authenticateKey, createApiKey, ensureTenant, listApiKeys, revokeApiKey } from '../src/access/index.ts';
 import { queryAudit, recordAudit } from '../src/audit/index.ts';
-import { type DatabaseExecutor, migrate } from '../src/platform/db/index.ts';
+import { type DatabaseExecutor, migrate, openPostgres } from '../src/platform/db/index.ts';
 import { createWorker, enqueueJob, getJob, type JobHandler, NonRetriableError } from '../src/platform/jobs/index.ts';
 import { openTestPglite, openTestPostgres, silentLog } from './support/db.ts';
 
@@ -113,6 +113,23 @@ storageSuite('PGlite', async () => {
 storageSuite('PostgreSQL', async () => {
   const pg = await openTestPostgres();
   return { db: pg.db, close: pg.drop };
+});
+
+describe('migrations from several processes at once on PostgreSQL', () => {
+  it('applies each migration exactly once when three executors migrate concurrently', async () => {
+    const pgdb = await openTestPostgres();
+    try {
+      await pgdb.db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+      const others = await Promise.all([openPostgres(pgdb.url, silentLog), openPostgres(pgdb.url, silentLog)]);
+      const results = await Promise.all([pgdb.db, ...others].map((db) => migrate(db, silentLog)));
+      const all = results.flat();
+      assert.equal(all.length, new Set(all).size, 'no migration applied twice');
+      assert.ok(all.includes('001_foundation'));
+      await Promise.all(others.map((db) => db.close()));
+    } finally {
+      await pgdb.drop();
+    }
+  });
 });
 
 describe('job leasing across workers on PostgreSQL', () => {

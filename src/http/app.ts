@@ -14,6 +14,7 @@ import type { AppDeps } from './deps.ts';
 import { sendError } from './errors.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { registerRoutes } from './routes/index.ts';
+import { systemRoutes } from './routes/system.ts';
 import { errorBody } from './schemas.ts';
 
 export type App = FastifyInstance<
@@ -30,7 +31,7 @@ const ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 429, 500] as const;
  * Builds the Fastify app without listening: tests drive it with `app.inject()`,
  * src/main calls `listen()`.
  */
-export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics } = {}): Promise<App> {
+export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemOnly?: boolean } = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.log,
     bodyLimit: deps.config.bodyLimitBytes,
@@ -106,7 +107,9 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics } = {}):
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(Errors.routeNotFound(request.method, request.url.split('?')[0] ?? ''), request, reply));
 
-  await registerRoutes(app, deps);
+  // A worker process serves only health and metrics, for its supervisor.
+  if (opts.systemOnly) await systemRoutes(app, deps);
+  else await registerRoutes(app, deps);
   return app;
 }
 

@@ -12,11 +12,8 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   }
   const started = Date.now();
   const rt = await createRuntime(config, log);
-  if (config.role !== 'worker') {
-    await rt.app.listen({ host: config.host, port: config.port });
-  } else {
-    await rt.app.ready();
-  }
+  // Workers listen too, serving only /v1/health and /metrics.
+  await rt.app.listen({ host: config.host, port: config.port });
   if (config.role !== 'api') rt.worker.start();
   // Load the default embedding model in the background: startup does not wait for it.
   void rt.embeddings.warmUp();
