@@ -8,6 +8,7 @@ import { Ops } from '../platform/operations.ts';
 import { VERSION } from '../platform/version.ts';
 import { openDatabase } from '../main/runtime.ts';
 import { serve } from '../main/serve.ts';
+import { registerMcpCommands } from './mcp-commands.ts';
 
 function parsePermissions(value: string): Permission[] {
   const perms = value.split(',').map((p) => p.trim()).filter(Boolean);
@@ -111,6 +112,8 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       }
       process.stdout.write(`revoked ${id}\n`);
     });
+
+  registerMcpCommands(program, env);
 
   return program;
 }

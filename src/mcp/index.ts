@@ -2,10 +2,13 @@ export { type KnowledgeBackend, type ResourceContents, type ToolCallResult, Tool
 export { McpHttpSessions } from './http-sessions.ts';
 export { invokeTool, type McpContext, type McpTransportName, readResource, type ToolInvocationEvent } from './invoke.ts';
 export { createLocalBackend } from './local-backend.ts';
+export { createRemoteBackend, type RemoteServiceOptions } from './remote-backend.ts';
 export { RESOURCE_SCHEME, RESOURCES, resourcesFor } from './resources.ts';
 export { hostAllowed, originAllowed } from './security.ts';
 export { createMcpServer } from './server.ts';
+export { parseSelfHostedConfig, type SelfHostedConfig, type SelfHostedServer, startSelfHostedServer } from './self-hosted/index.ts';
 export { createServiceMcpContext, MCP_TOOL_INVOKED, type McpSecurity, serviceMcpSecurity } from './service-context.ts';
+export { serveStdio } from './stdio.ts';
 export { restParameters, TOOLS, type ToolName, toolsFor } from './tools.ts';
 export { attachWebSocketEndpoint } from './ws-endpoint.ts';
 export { MCP_SUBPROTOCOL, WebSocketTransport } from './ws-transport.ts';

@@ -12,8 +12,8 @@ export interface WebSocketEndpointOptions {
   readonly ctx: McpContext;
   readonly allowedOrigins: readonly string[];
   readonly allowedHosts: readonly string[];
-  /** Resolves a bearer token to its principal (null = invalid); checked on upgrade and before each message. */
-  authenticate(token: string): Promise<Principal | null>;
+  /** Resolves the bearer token (undefined when absent) to a principal, null = refuse; checked on upgrade and before each message. */
+  authenticate(token: string | undefined): Promise<Principal | null>;
   /** Largest accepted frame (bytes). */
   readonly maxPayload?: number;
 }
@@ -65,10 +65,6 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
     const token = bearer(req);
     const unauthenticated = () =>
       reject(socket, 401, 'unauthenticated', 'missing or invalid API key: send Authorization: Bearer <API_KEY>', { 'WWW-Authenticate': 'Bearer' });
-    if (!token) {
-      unauthenticated();
-      return;
-    }
     opts
       .authenticate(token)
       .then((principal) => {

@@ -40,7 +40,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     ctx: mcpCtx,
     allowedOrigins: security.allowedOrigins,
     allowedHosts: security.allowedHosts,
-    authenticate: (token) => authenticateKey(deps.db, token),
+    authenticate: async (token) => (token ? authenticateKey(deps.db, token) : null),
   });
   app.addHook('preClose', async () => {
     await Promise.all([sessions.closeAll(), ws.close()]);

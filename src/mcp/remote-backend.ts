@@ -1,0 +1,90 @@
+import type { Permission, Principal } from '../access/index.ts';
+import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, type ToolOutput, ToolError } from './backend.ts';
+import { RESOURCES } from './resources.ts';
+import { TOOLS } from './tools.ts';
+
+export interface RemoteServiceOptions {
+  /** The Atrium service, e.g. `https://atrium.example.com`. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly timeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+interface ErrorBody {
+  readonly error?: { readonly code?: string; readonly message?: string };
+}
+
+/**
+ * Tools forwarded to an Atrium service through its REST API (`/v1/expose/mcp/*`), for the
+ * self-hosted server and `atrium mcp --stdio --url`. The service checks permissions, rate limits
+ * and writes the audit events; its answers come back as tool results.
+ */
+export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBackend & { caller(): Promise<Principal> } {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const doFetch = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+
+  async function call(path: string, init: RequestInit = {}, signal?: AbortSignal): Promise<Response> {
+    const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])];
+    try {
+      return await doFetch(`${base}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${opts.apiKey}`, accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) },
+        signal: AbortSignal.any(signals),
+      });
+    } catch (err) {
+      const reason = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : 'it is unreachable';
+      throw new ToolError(`The Atrium service at ${base} could not be reached (${reason}); try again later.`, { cause: err });
+    }
+  }
+
+  async function failure(res: Response): Promise<never> {
+    const body = (await res.json().catch(() => ({}))) as ErrorBody;
+    const message = body.error?.message ?? `HTTP ${res.status}`;
+    if (res.status === 429) {
+      const retry = Number(res.headers.get('retry-after') ?? '1') || 1;
+      throw new ToolError(`Rate limit exceeded at the Atrium service: retry after ${retry} s.`, { retryAfterSeconds: retry });
+    }
+    if (res.status === 401) throw new ToolError('The Atrium service rejected this server\'s API key (401): check service_api_key / ATRIUM_API_KEY.');
+    if (res.status >= 500) throw new ToolError(`The Atrium service failed (${res.status}): ${message}. Try again later.`);
+    throw new ToolError(message);
+  }
+
+  return {
+    async caller() {
+      const res = await call('/v1/expose/mcp/tools');
+      if (!res.ok) {
+        const body = (await res.json().catch(() => ({}))) as ErrorBody;
+        throw new Error(`the Atrium service at ${base} answered ${res.status} to GET /v1/expose/mcp/tools: ${body.error?.message ?? res.statusText}`);
+      }
+      const { tools } = (await res.json()) as { tools: { name: string }[] };
+      const names = new Set(tools.map((t) => t.name));
+      const permissions = new Set<Permission>(TOOLS.filter((t) => names.has(t.name)).map((t) => t.permission));
+      // Resources follow the same permissions as the tools the key was granted.
+      return { kind: 'api_key', id: 'self-hosted', tenantId: 'remote', userId: 'self-hosted', permissions };
+    },
+
+    async callTool(_caller, name, args, signal): Promise<ToolOutput> {
+      const res = await call('/v1/expose/mcp/invoke', { method: 'POST', body: JSON.stringify({ tool: name, parameters: args }) }, signal);
+      if (!res.ok) return failure(res);
+      const result = (await res.json()) as ToolCallResult;
+      const text = result.content.map((c) => c.text).join('\n');
+      if (result.isError) {
+        const retry = (result.structuredContent as { retry_after_seconds?: number } | undefined)?.retry_after_seconds;
+        throw new ToolError(text, { retryAfterSeconds: retry });
+      }
+      return { text, structured: result.structuredContent ?? {} };
+    },
+
+    async readResource(_caller, name): Promise<ResourceContents> {
+      const def = RESOURCES.find((r) => r.name === name)!;
+      const res = await call(`/v1/expose/mcp/resources/read?uri=${encodeURIComponent(def.uri)}`);
+      if (!res.ok) return failure(res);
+      const body = (await res.json()) as { contents: ResourceContents[] };
+      const first = body.contents[0];
+      if (!first) throw new ToolError(`the service returned no contents for ${def.uri}`);
+      return first;
+    },
+  };
+}
