@@ -1,5 +1,5 @@
 import { resolveProvider } from './embed.ts';
-import { BM25, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
+import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
 import { resolveSettings } from './settings.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
 import { parseVector, vectorLiteral } from './vectors.ts';
@@ -35,6 +35,47 @@ function filterSql(req: SearchRequest, p: Params): { sql: string; needsDoc: bool
 }
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** A lexeme as a tsquery operand: quoted, with quotes doubled and backslashes escaped. */
+export const quoteLexeme = (t: string) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+interface TermStats {
+  readonly terms: readonly { term: string; df: number }[];
+  readonly chunkCount: number;
+  readonly avgLength: number;
+}
+
+/** The query's lexemes that occur in the tenant's corpus, with their document frequencies. */
+async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: string, query: string): Promise<TermStats> {
+  const r = await deps.db.query<{ term: string; df: number; chunk_count: number; total_length: number }>(
+    `SELECT s.term, s.df, cs.chunk_count, cs.total_length
+     FROM chunk_term_stats s JOIN chunk_corpus_stats cs ON cs.tenant_id = s.tenant_id
+     WHERE s.tenant_id = $1 AND s.df > 0 AND s.term = ANY(tsvector_to_array(to_tsvector($2::regconfig, $3)))
+     ORDER BY s.term`,
+    [tenantId, language, query],
+  );
+  const first = r.rows[0];
+  const chunkCount = Number(first?.chunk_count ?? 0);
+  return {
+    terms: r.rows.map((row) => ({ term: row.term, df: Number(row.df) })),
+    chunkCount,
+    avgLength: Math.max(1, Number(first?.total_length ?? 0) / Math.max(1, chunkCount)),
+  };
+}
+
+/**
+ * BM25 of chunk `c` as one SQL expression: per query term, its frequency is looked up in the
+ * chunk's aligned (terms, tfs) arrays; idf and the length normalisation are constants here.
+ */
+function bm25Sql(stats: TermStats, p: Params): string {
+  const { k1, b } = BM25;
+  const parts = stats.terms.map(({ term, df }) => {
+    const tf = `c.tfs[array_position(c.terms, ${p.add(term)}::text)]`;
+    const idf = bm25Idf(stats.chunkCount, df);
+    return `coalesce(${idf} * ${tf} * ${k1 + 1} / (${tf} + ${k1} * (${1 - b} + ${b / stats.avgLength} * c.length)), 0)`;
+  });
+  return `(${parts.join(' + ')})::float8`;
+}
 
 /**
  * Hybrid retrieval in one SQL round-trip: BM25 over the full-text index (corpus statistics kept in
@@ -72,28 +113,22 @@ export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): P
   const docJoin = filters.needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '';
   const conJoin = filters.needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
   const ctes: string[] = [];
-  const bm25 = (alias: string) =>
-    `(SELECT coalesce(sum(qs.idf * (x.tf * ${BM25.k1 + 1}) / (x.tf + ${BM25.k1} * (1 - ${BM25.b} + ${BM25.b} * ${alias}.length / qs.avgdl))), 0)
-      FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf FROM unnest(${alias}.fts) u) x JOIN qs ON qs.term = x.lexeme)`;
-
+  let bm25 = '0::float8';
+  let lexical = false;
   if (useLex) {
-    const lang = p.add(settings.ftsLanguage);
-    const q = p.add(query);
-    ctes.push(
-      `qs AS (
-        SELECT s.term, ln(1 + (cs.chunk_count - s.df + 0.5) / (s.df + 0.5)) AS idf,
-               greatest(cs.total_length::float8 / greatest(cs.chunk_count, 1), 1) AS avgdl
-        FROM (SELECT DISTINCT t AS term FROM unnest(tsvector_to_array(to_tsvector(${lang}::regconfig, ${q}))) t) qt
-        JOIN chunk_term_stats s ON s.tenant_id = ${tenant} AND s.term = qt.term
-        JOIN chunk_corpus_stats cs ON cs.tenant_id = ${tenant}
-      )`,
-      `tsq AS (SELECT string_agg(quote_literal(term), ' | ')::tsquery AS q FROM qs)`,
-      `lex AS (
-        SELECT c.id, ${bm25('c')} AS score FROM tsq, chunks c${docJoin}${conJoin}
-        WHERE tsq.q IS NOT NULL AND c.tenant_id = ${tenant} AND c.fts @@ tsq.q${filters.sql}
-        ORDER BY score DESC LIMIT ${k}
-      )`,
-    );
+    const stats = await queryTermStats(deps, req.tenantId, settings.ftsLanguage, query);
+    if (stats.terms.length > 0) {
+      lexical = true;
+      bm25 = bm25Sql(stats, p);
+      const tsq = p.add(stats.terms.map((t) => quoteLexeme(t.term)).join(' | '));
+      ctes.push(
+        `lex AS (
+          SELECT c.id, ${bm25} AS score FROM chunks c${docJoin}${conJoin}
+          WHERE c.tenant_id = ${tenant} AND c.fts @@ ${tsq}::tsquery${filters.sql}
+          ORDER BY score DESC LIMIT ${k}
+        )`,
+      );
+    }
   }
   let simExpr = 'NULL::float8';
   const vecText = db.hasVector ? 'c.embedding_vec::text' : 'c.embedding';
@@ -124,15 +159,15 @@ export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): P
       );
     }
   }
-  if (!useLex) ctes.unshift(`qs AS (SELECT NULL::text AS term, 0::float8 AS idf, 1::float8 AS avgdl WHERE false)`);
-  const sources = [useLex ? 'SELECT id FROM lex' : null, useVec ? 'SELECT id FROM vec' : null].filter(Boolean).join(' UNION ');
+  if (!lexical && !useVec) return [];
+  const sources = [lexical ? 'SELECT id FROM lex' : null, useVec ? 'SELECT id FROM vec' : null].filter(Boolean).join(' UNION ');
   const sql = `WITH ${ctes.join(',\n')}, ids AS (${sources})
     SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
-           ${vecText} AS vec, ${useLex ? bm25('c') : '0::float8'} AS lexical, ${simExpr} AS semantic,
-           ${useLex ? 'c.id IN (SELECT id FROM lex)' : 'false'} AS in_lex, ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
+           ${vecText} AS vec, ${lexical ? `coalesce(lex.score, ${bm25})` : '0::float8'} AS lexical, ${simExpr} AS semantic,
+           ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
            d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.metadata, d.acl,
            k.connector_type
-    FROM ids JOIN chunks c ON c.id = ids.id
+    FROM ids JOIN chunks c ON c.id = ids.id${lexical ? ' LEFT JOIN lex ON lex.id = c.id' : ''}
     JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
     LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id
     WHERE c.tenant_id = ${tenant}`;
@@ -154,7 +189,7 @@ export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): P
     return { id, lexical: num(r.lexical), semantic: num(r.semantic), lexRank: lexRanks.get(id) ?? null, vecRank: vecRanks.get(id) ?? null };
   });
   const fusion = req.fusion ?? DEFAULT_FUSION;
-  const lists = (useLex ? 1 : 0) + (useVec ? 1 : 0);
+  const lists = (lexical ? 1 : 0) + (useVec ? 1 : 0);
   const fused = fusion === 'rrf' ? new Map(cands.map((c) => [c.id, rrfScore(c, lists)])) : convexScores(cands, DEFAULT_ALPHA);
   const byId = new Map(rows.map((r) => [String(r.chunk_id), r]));
   const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());

@@ -14,9 +14,9 @@ export async function lockTenantStats(tx: Queryable, tenantId: string): Promise<
 export async function addTermStats(tx: Queryable, tenantId: string, documentIds: readonly string[]): Promise<void> {
   await tx.query(
     `INSERT INTO chunk_term_stats (tenant_id, term, df)
-     SELECT $1, u.lexeme, count(*) FROM chunks c, unnest(c.fts) u
+     SELECT $1, u.term, count(*) FROM chunks c, unnest(c.terms) u(term)
      WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[])
-     GROUP BY u.lexeme ORDER BY u.lexeme
+     GROUP BY u.term ORDER BY u.term
      ON CONFLICT (tenant_id, term) DO UPDATE SET df = chunk_term_stats.df + excluded.df`,
     [tenantId, documentIds],
   );
@@ -32,13 +32,17 @@ export async function addTermStats(tx: Queryable, tenantId: string, documentIds:
 export async function removeTermStats(tx: Queryable, tenantId: string, documentIds: readonly string[]): Promise<void> {
   await tx.query(
     `WITH t AS (
-       SELECT u.lexeme AS term, count(*) AS n FROM chunks c, unnest(c.fts) u
-       WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[]) GROUP BY u.lexeme
+       SELECT u.term, count(*) AS n FROM chunks c, unnest(c.terms) u(term)
+       WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[]) GROUP BY u.term
      )
      UPDATE chunk_term_stats s SET df = s.df - t.n FROM t WHERE s.tenant_id = $1 AND s.term = t.term`,
     [tenantId, documentIds],
   );
-  await tx.query('DELETE FROM chunk_term_stats WHERE tenant_id = $1 AND df <= 0', [tenantId]);
+  await tx.query(
+    `DELETE FROM chunk_term_stats WHERE tenant_id = $1 AND df <= 0
+       AND term IN (SELECT u.term FROM chunks c, unnest(c.terms) u(term) WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[]))`,
+    [tenantId, documentIds],
+  );
   await tx.query(
     `UPDATE chunk_corpus_stats s SET chunk_count = s.chunk_count - a.n, total_length = s.total_length - a.len
      FROM (SELECT count(*) AS n, coalesce(sum(length), 0) AS len FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[])) a

@@ -86,13 +86,16 @@ export async function storeDocuments(
     }
     if (chunkRows.id.length) {
       await tx.query(
-        `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, length)
-         SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, v.fts,
-                (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.fts) u)
+        `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, terms, tfs, length)
+         SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, v.fts, tsvector_to_array(v.fts), t.tfs,
+                (SELECT coalesce(sum(f), 0) FROM unnest(t.tfs) f)
          FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(id, doc, ord, content, heading, title)
          CROSS JOIN LATERAL (
            SELECT setweight(to_tsvector($8::regconfig, x.title), 'A') || to_tsvector($8::regconfig, x.content) AS fts
-         ) v`,
+         ) v
+         CROSS JOIN LATERAL (
+           SELECT ARRAY(SELECT least(coalesce(array_length(u.positions, 1), 1), 32767)::smallint FROM unnest(v.fts) u) AS tfs
+         ) t`,
         [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.title, settings.ftsLanguage],
       );
       await addTermStats(tx, tenantId, reindexed);
