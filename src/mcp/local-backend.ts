@@ -1,46 +1,27 @@
 import type { Principal } from '../access/index.ts';
 import { getConnector, listConnectors } from '../connectors/index.ts';
-import { getDocument, type Passage, searchPassages } from '../documents/index.ts';
+import { getDocument } from '../documents/index.ts';
+import { runFederatedQuery } from '../federation/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolOutput, ToolError } from './backend.ts';
-import { formatConnectors, formatDocument, formatQueryAnswer, type QueryAnswer, type QueryItem } from './format.ts';
+import { formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
 import { recentDocuments } from './recent.ts';
 import { RESOURCES } from './resources.ts';
 import type { ToolArgs, ToolName } from './tools.ts';
 
 type ToolImpl<N extends ToolName> = (caller: Principal, args: ToolArgs<N>, signal?: AbortSignal) => Promise<ToolOutput>;
 
-function passageItem(p: Passage): QueryItem {
-  return {
-    id: p.document_id,
-    chunk_id: p.chunk_id,
-    title: p.title,
-    url: p.url,
-    content: p.content,
-    source_node: p.source_node,
-    relevance_score: p.fused_score,
-    semantic_similarity: p.semantic_score,
-    metadata: {
-      document_id: p.document_id,
-      connector_type: p.connector_type,
-      author: p.author,
-      document_type: p.document_type,
-      created_at: p.created_at,
-      updated_at: p.updated_at,
-      ...p.metadata,
-    },
-  };
-}
-
 /** Tools served by this process's own domain modules (the service, and `atrium mcp --stdio` on local storage). */
 export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
   const tools: { [N in ToolName]: ToolImpl<N> } = {
-    async query_knowledge(caller, args, signal) {
-      const passages = await searchPassages(deps, { tenantId: caller.tenantId, query: args.query, sources: args.sources, limit: args.limit, signal });
-      const answer: QueryAnswer = {
-        items: passages.map(passageItem),
-        nodes_consulted: [...new Set(passages.map((p) => p.source_node))],
-      };
+    async query_knowledge(caller, args) {
+      // The federated query, as POST /v1/federate would run it for this caller (user_id = the key's user).
+      const answer = await runFederatedQuery(deps, caller, {
+        query: args.query,
+        user_id: caller.userId,
+        max_results: args.limit,
+        ...(args.sources ? { node_ids: args.sources } : {}),
+      });
       return formatQueryAnswer(answer);
     },
     async get_document(caller, args) {

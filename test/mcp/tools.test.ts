@@ -102,6 +102,11 @@ describe('MCP tools through the REST wrappers', () => {
     assert.notEqual(body.isError, true);
     assert.equal(body.structuredContent.items[0].id, docId);
     assert.ok(body.structuredContent.items.length <= 5);
+    // The federated query's response, run for the key's user.
+    assert.match(body.structuredContent.query_hash, /^sha256:[0-9a-f]{64}$/);
+    assert.ok(Array.isArray(body.structuredContent.nodes_consulted));
+    assert.equal(typeof body.structuredContent.damping_active, 'boolean');
+    assert.equal(body.structuredContent.items[0].source_node, 'notion-xyz789');
     assert.match(body.content[0].text, /Payments on-call rotation/);
     assert.match(body.content[0].text, new RegExp(docId));
 
@@ -112,6 +117,15 @@ describe('MCP tools through the REST wrappers', () => {
       payload: { tool: 'query_knowledge', parameters: { query: 'on-call rotation', sources: ['github-abc123'], limit: 1 } },
     });
     assert.deepEqual(scoped.json().structuredContent.items, []);
+    const unknownSource = await t.app.inject({
+      method: 'POST',
+      url: '/v1/expose/mcp/invoke',
+      headers,
+      payload: { tool: 'query_knowledge', parameters: { query: 'rotation', sources: ['nowhere-000'] } },
+    });
+    assert.equal(unknownSource.statusCode, 200);
+    assert.equal(unknownSource.json().isError, true, unknownSource.body);
+    assert.match(unknownSource.json().content[0].text, /nowhere-000/);
 
     const d = await t.app.inject({ method: 'POST', url: '/v1/expose/mcp/invoke', headers, payload: { tool: 'get_document', parameters: { document_id: docId } } });
     const doc = d.json().structuredContent.document;
