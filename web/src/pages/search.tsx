@@ -30,13 +30,21 @@ interface FederatedResponse {
   readonly latency_ms: number;
   readonly user_entropy: number;
   readonly damping_active: boolean;
-  readonly entropy_level?: string;
+  readonly reasoning?: {
+    readonly entropy_level?: string;
+    readonly intent?: Record<string, number>;
+    readonly intent_inferred?: string[];
+    readonly surfaced_limit?: number;
+    readonly cache?: string;
+    readonly nodes_failed?: { node: string; reason: string }[];
+  };
 }
 
-interface ConnectorItem {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
+interface SourceNode {
+  readonly node_id: string;
+  readonly name: string;
+  readonly kind: string;
+  readonly connector_type: string | null;
 }
 
 const INTENT_DIMENSIONS = [
@@ -73,7 +81,7 @@ export function SearchPage() {
   const [intent, setIntent] = useState<Record<IntentKey, number>>({ urgency: 0.5, emotional_weight: 0.5, action_likelihood: 0.5, social_dimension: 0.5, context_sensitivity: 0.5 });
   const [force, setForce] = useState(false);
   const [result, setResult] = useState<{ response: FederatedResponse; terms: string[] } | null>(null);
-  const connectors = useLoad((signal) => (session.can('connector:read') ? api<{ connectors: ConnectorItem[] }>('/v1/connectors', { signal }) : Promise.resolve({ connectors: [] })), []);
+  const nodes = useLoad((signal) => api<{ nodes: SourceNode[] }>('/v1/nodes', { signal }), []);
 
   const search = useAction(async () => {
     const filters: Record<string, unknown> = {};
@@ -127,22 +135,22 @@ export function SearchPage() {
           <div className="grid">
             <fieldset>
               <legend>Sources</legend>
-              {connectors.data?.connectors.length ? (
-                connectors.data.connectors.map((c) => (
-                  <label key={c.connector_id} className="check">
+              {nodes.data?.nodes.length ? (
+                nodes.data.nodes.map((c) => (
+                  <label key={c.node_id} className="check">
                     <input
                       type="checkbox"
-                      checked={sources.has(c.connector_id)}
+                      checked={sources.has(c.node_id)}
                       onChange={() =>
                         setSources((s) => {
                           const n = new Set(s);
-                          if (n.has(c.connector_id)) n.delete(c.connector_id);
-                          else n.add(c.connector_id);
+                          if (n.has(c.node_id)) n.delete(c.node_id);
+                          else n.add(c.node_id);
                           return n;
                         })
                       }
                     />{' '}
-                    {c.display_name} <span className="muted">({c.connector_type})</span>
+                    {c.name} <span className="muted">({c.connector_type ?? c.kind})</span>
                   </label>
                 ))
               ) : (
@@ -177,15 +185,15 @@ export function SearchPage() {
         </details>
       </form>
       </search>
-      <ErrorBox error={connectors.error} title="Sources could not be listed" />
+      <ErrorBox error={nodes.error} title="Sources could not be listed" />
       <ErrorBox error={search.error} />
       {search.pending && !result && <Loading label="Searching…" />}
-      {result && <Results response={result.response} terms={result.terms} />}
+      {result && <Results response={result.response} terms={result.terms} names={new Map((nodes.data?.nodes ?? []).map((n) => [n.node_id, n.name]))} />}
     </>
   );
 }
 
-function Results({ response, terms }: { response: FederatedResponse; terms: string[] }) {
+function Results({ response, terms, names }: { response: FederatedResponse; terms: string[]; names: ReadonlyMap<string, string> }) {
   const now = new Date();
   return (
     <section aria-labelledby="results-h" aria-live="polite">
@@ -197,11 +205,11 @@ function Results({ response, terms }: { response: FederatedResponse; terms: stri
           {response.items.length} result{response.items.length === 1 ? '' : 's'} in {response.latency_ms} ms
         </span>
         <span>
-          Sources consulted: {response.nodes_consulted.length ? response.nodes_consulted.join(', ') : 'none'}
+          Sources consulted: {response.nodes_consulted.length ? response.nodes_consulted.map((n) => names.get(n) ?? n).join(', ') : 'none'}
         </span>
         <span data-testid="entropy">
           Your entropy: <strong>{response.user_entropy.toFixed(2)}</strong>
-          {response.entropy_level ? ` (${response.entropy_level.replace(/_/g, ' ')})` : ''}
+          {response.reasoning?.entropy_level ? ` · level ${response.reasoning.entropy_level.replace(/_/g, ' ')}` : ''}
         </span>
         <span data-testid="damping">
           {response.damping_active ? (
@@ -213,20 +221,54 @@ function Results({ response, terms }: { response: FederatedResponse; terms: stri
           )}
         </span>
       </div>
+      {response.reasoning && (
+        <details className="reasoning">
+          <summary>How this query was ranked</summary>
+          <dl className="kv">
+            {response.reasoning.intent && (
+              <div>
+                <dt>Intent{response.reasoning.intent_inferred?.length ? ' (inferred: ' + response.reasoning.intent_inferred.join(', ') + ')' : ''}</dt>
+                <dd>
+                  {Object.entries(response.reasoning.intent)
+                    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${v.toFixed(2)}`)
+                    .join(' · ')}
+                </dd>
+              </div>
+            )}
+            {response.reasoning.surfaced_limit !== undefined && (
+              <div>
+                <dt>Results surfaced at most</dt>
+                <dd>{response.reasoning.surfaced_limit}</dd>
+              </div>
+            )}
+            {response.reasoning.cache && (
+              <div>
+                <dt>Cache</dt>
+                <dd>{response.reasoning.cache}</dd>
+              </div>
+            )}
+          </dl>
+          {response.reasoning.nodes_failed?.map((f) => (
+            <p key={f.node} className="error">
+              Source {f.node} did not answer: {f.reason}
+            </p>
+          ))}
+        </details>
+      )}
       {response.items.length === 0 && <p className="notice">Nothing matched. Try other words, or fewer filters.</p>}
       <ol className="results">
         {response.items.map((item) => (
-          <ResultItem key={`${item.source_node}:${item.id}`} item={item} terms={terms} now={now} />
+          <ResultItem key={`${item.source_node}:${item.id}`} item={item} terms={terms} now={now} sourceName={names.get(item.source_node) ?? item.source_node} />
         ))}
       </ol>
-      <p className="muted small">
+      <p className="muted small wrap">
         Query hash <code>{response.query_hash}</code>
       </p>
     </section>
   );
 }
 
-function ResultItem({ item, terms, now }: { item: FederatedItem; terms: string[]; now: Date }) {
+function ResultItem({ item, terms, now, sourceName }: { item: FederatedItem; terms: string[]; now: Date; sourceName: string }) {
   const m = isRecord(item.metadata) ? item.metadata : {};
   const title = str(m.title) ?? item.id;
   const documentId = str(m.document_id) ?? item.id;
@@ -246,7 +288,7 @@ function ResultItem({ item, terms, now }: { item: FederatedItem; terms: string[]
         <Highlighted segments={highlightSegments(makeSnippet(item.content, terms), terms)} />
       </p>
       <div className="meta">
-        <span>{item.source_node}</span>
+        <span title={item.source_node}>{sourceName}</span>
         {str(m.author) && <span>by {str(m.author)}</span>}
         {timestamp && (
           <time dateTime={timestamp} title={timestamp}>

@@ -15,6 +15,7 @@ export function SignInPage() {
   const [tenant, setTenant] = useState(() => new URLSearchParams(location.search).get('tenant_id') ?? 'default');
   const [error, setError] = useState<unknown>(undefined);
   const [pending, setPending] = useState(false);
+  // null: the service would not say (its status endpoint may need a credential); then offer SSO anyway.
   const [sso, setSso] = useState<SsoStatus | null>(null);
   const ssoError = new URLSearchParams(location.search).get('sso_error');
 
@@ -62,7 +63,14 @@ export function SignInPage() {
         <Field label="Organization (tenant id)">
           {(id) => <input id={id} value={tenant} onChange={(e) => setTenant(e.target.value)} autoComplete="organization" />}
         </Field>
-        {sso?.enabled ? (
+        {sso === null ? (
+          <>
+            <a className="button" href={ssoHref}>
+              Sign in with single sign-on
+            </a>
+            <p className="muted small">If your organization has single sign-on configured; otherwise use an API key.</p>
+          </>
+        ) : sso.enabled ? (
           <a className="button" href={ssoHref}>
             Sign in with {sso.provider_name || (sso.provider_type ? sso.provider_type.toUpperCase() : 'SSO')}
           </a>
@@ -71,7 +79,7 @@ export function SignInPage() {
         )}
       </section>
       <section aria-labelledby="key-h" className="card">
-        <h2 id="key-h">API key</h2>
+        <h2 id="key-h">With an API key</h2>
         <form onSubmit={submit}>
           <Field label="API key" hint="Kept in this browser tab only (sessionStorage), sent as Authorization: Bearer.">
             {(id, hintId) => (

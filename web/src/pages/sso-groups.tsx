@@ -1,23 +1,20 @@
-import { type FormEvent, useEffect, useState } from 'react';
-import { api, isRecord } from '../api.ts';
-import { ErrorBox } from '../components/ui.tsx';
-import { useAction, useLoad } from '../hooks.ts';
-import { mappingFromRows, type MappingRow, rowsFromMapping, SSO_ROLES } from '../lib/group-mapping.ts';
+import { type FormEvent, useState } from 'react';
+import { api } from '../api.ts';
+import { ErrorBox, Field } from '../components/ui.tsx';
+import { useAction } from '../hooks.ts';
+import { mappingFromRows, type MappingRow, rowsFromMapping, SSO_ROLES, type SsoRole } from '../lib/group-mapping.ts';
 
 const PATH = '/v1/auth/sso/group-mapping';
 
 /** Edits the IdP group → role mapping (admin, member, viewer). */
-export function GroupMappingEditor() {
-  const current = useLoad((signal) => api<unknown>(PATH, { signal }), []);
-  const [rows, setRows] = useState<MappingRow[]>([{ group: '', role: 'viewer' }]);
+export function GroupMappingEditor({ mapping, defaultRole, onSaved }: { mapping: Record<string, string>; defaultRole: string; onSaved: () => void }) {
+  const [rows, setRows] = useState<MappingRow[]>(() => [...rowsFromMapping(mapping), { group: '', role: 'viewer' }]);
+  const [fallback, setFallback] = useState<SsoRole>((SSO_ROLES as readonly string[]).includes(defaultRole) ? (defaultRole as SsoRole) : 'viewer');
   const [saved, setSaved] = useState(false);
-  useEffect(() => {
-    const m = isRecord(current.data) && isRecord(current.data.group_mapping) ? current.data.group_mapping : null;
-    if (m) setRows([...rowsFromMapping(m), { group: '', role: 'viewer' }]);
-  }, [current.data]);
   const save = useAction(async () => {
-    await api(PATH, { method: 'PUT', body: { group_mapping: mappingFromRows(rows) } });
+    await api(PATH, { method: 'PUT', body: { group_mapping: mappingFromRows(rows), default_role: fallback } });
     setSaved(true);
+    onSaved();
   });
   const update = (i: number, patch: Partial<MappingRow>) => {
     setSaved(false);
@@ -65,6 +62,15 @@ export function GroupMappingEditor() {
             ))}
           </tbody>
         </table>
+        <Field label="Role of users in no mapped group">
+          {(id) => (
+            <select id={id} value={fallback} onChange={(e) => setFallback(e.target.value as SsoRole)} style={{ maxWidth: '12rem' }}>
+              {SSO_ROLES.map((r) => (
+                <option key={r}>{r}</option>
+              ))}
+            </select>
+          )}
+        </Field>
         <div className="row">
           <button type="button" className="secondary" onClick={() => setRows((r) => [...r, { group: '', role: 'viewer' }])}>
             Add group

@@ -5,18 +5,37 @@ import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { GroupMappingEditor } from './sso-groups.tsx';
 
+export interface SsoConfigView {
+  readonly active_provider: 'saml' | 'oidc' | null;
+  readonly saml: { idp_entity_id: string; idp_sso_url: string; idp_certificate: string; certificate?: { subject: string; not_after: string }; attribute_mapping: Record<string, string | undefined> } | null;
+  readonly oidc: { client_id: string; issuer_url: string; scopes: string[]; client_secret_set: boolean } | null;
+  readonly group_mapping: Record<string, string>;
+  readonly default_role: string;
+  readonly debug_mode: boolean;
+  readonly session_ttl_seconds: number;
+  readonly service_provider?: { entity_id: string; acs_url: string; oidc_redirect_uri: string; metadata_url: string };
+}
+
 interface SsoStatus {
   readonly enabled: boolean;
   readonly provider_type: string | null;
   readonly provider_name: string | null;
   readonly last_login: string | null;
-  readonly debug_mode?: boolean;
 }
 
 export function SsoPage() {
   const status = useLoad((signal) => api<SsoStatus>('/v1/auth/sso/status', { signal }), []);
+  const config = useLoad((signal) => api<SsoConfigView>('/v1/auth/sso/config', { signal }), []);
   const [tab, setTab] = useState<'saml' | 'oidc'>('saml');
   const s = status.data;
+  const c = config.data;
+  const reload = () => {
+    status.reload();
+    config.reload();
+  };
+  useEffect(() => {
+    if (c?.active_provider) setTab(c.active_provider);
+  }, [c?.active_provider]);
   return (
     <>
       <PageTitle>Single sign-on</PageTitle>
@@ -40,7 +59,8 @@ export function SsoPage() {
             </div>
           </dl>
         )}
-        <DebugToggle initial={s?.debug_mode ?? false} onChanged={status.reload} />
+        <ErrorBox error={config.error} title="Configuration" />
+        {c && <DebugToggle initial={c.debug_mode} ttl={c.session_ttl_seconds} onChanged={reload} />}
       </section>
       <section className="card" aria-labelledby="provider-h">
         <h2 id="provider-h">Identity provider</h2>
@@ -52,9 +72,11 @@ export function SsoPage() {
             </button>
           ))}
         </div>
-        <div role="tabpanel">{tab === 'saml' ? <SamlForm onSaved={status.reload} /> : <OidcForm onSaved={status.reload} />}</div>
+        <div role="tabpanel">
+          {!c && !config.error ? <Loading /> : tab === 'saml' ? <SamlForm current={c?.saml ?? null} sp={c?.service_provider} onSaved={reload} /> : <OidcForm current={c?.oidc ?? null} sp={c?.service_provider} onSaved={reload} />}
+        </div>
       </section>
-      <GroupMappingEditor />
+      {c && <GroupMappingEditor mapping={c.group_mapping} defaultRole={c.default_role} onSaved={reload} />}
       <TestPanel />
     </>
   );
@@ -75,8 +97,15 @@ function Saved({ value }: { value: unknown }) {
   );
 }
 
-function SamlForm({ onSaved }: { onSaved: () => void }) {
-  const [f, setF] = useState({ idp_entity_id: '', idp_sso_url: '', idp_certificate: '', email: '', name: '', groups: '' });
+function SamlForm({ current, sp, onSaved }: { current: SsoConfigView['saml']; sp: SsoConfigView['service_provider']; onSaved: () => void }) {
+  const [f, setF] = useState({
+    idp_entity_id: current?.idp_entity_id ?? '',
+    idp_sso_url: current?.idp_sso_url ?? '',
+    idp_certificate: current?.idp_certificate ?? '',
+    email: current?.attribute_mapping.email ?? '',
+    name: current?.attribute_mapping.name ?? '',
+    groups: current?.attribute_mapping.groups ?? '',
+  });
   const [saved, setSaved] = useState<unknown>(undefined);
   const save = useAction(async () => {
     const mapping = Object.fromEntries((['email', 'name', 'groups'] as const).filter((k) => f[k].trim()).map((k) => [k, f[k].trim()]));
@@ -104,13 +133,18 @@ function SamlForm({ onSaved }: { onSaved: () => void }) {
   return (
     <form onSubmit={submit} aria-label="SAML configuration">
       <p>
-        Service-provider values for your IdP: ACS <code>{location.origin}/v1/auth/saml/callback</code> (HTTP-POST), audience <code>{location.origin}</code>, NameID format
-        emailAddress.{' '}
+        Service-provider values for your IdP: ACS <code>{sp?.acs_url ?? `${location.origin}/v1/auth/saml/callback`}</code> (HTTP-POST), audience{' '}
+        <code>{sp?.entity_id ?? location.origin}</code>, NameID format emailAddress.{' '}
         <button type="button" className="secondary small" onClick={() => void metadata.run()} disabled={metadata.pending}>
           Download SP metadata
         </button>
       </p>
       <ErrorBox error={metadata.error} title="Metadata" />
+      {current?.certificate && (
+        <p className="muted small">
+          Current certificate: {current.certificate.subject}, valid until {current.certificate.not_after}
+        </p>
+      )}
       <Field label="IdP entity ID">{(id) => <input id={id} value={f.idp_entity_id} onChange={set('idp_entity_id')} required />}</Field>
       <Field label="IdP SSO URL">{(id) => <input id={id} type="url" value={f.idp_sso_url} onChange={set('idp_sso_url')} required />}</Field>
       <Field label="IdP certificate (PEM)">
@@ -133,8 +167,8 @@ function SamlForm({ onSaved }: { onSaved: () => void }) {
   );
 }
 
-function OidcForm({ onSaved }: { onSaved: () => void }) {
-  const [f, setF] = useState({ issuer_url: '', client_id: '', client_secret: '', scopes: 'openid profile email' });
+function OidcForm({ current, sp, onSaved }: { current: SsoConfigView['oidc']; sp: SsoConfigView['service_provider']; onSaved: () => void }) {
+  const [f, setF] = useState({ issuer_url: current?.issuer_url ?? '', client_id: current?.client_id ?? '', client_secret: '', scopes: (current?.scopes ?? ['openid', 'profile', 'email']).join(' ') });
   const [saved, setSaved] = useState<unknown>(undefined);
   const save = useAction(async () => {
     const res = await api<unknown>('/v1/auth/sso/oidc', {
@@ -153,7 +187,8 @@ function OidcForm({ onSaved }: { onSaved: () => void }) {
   return (
     <form onSubmit={submit} aria-label="OIDC configuration">
       <p>
-        Redirect URI for your IdP: <code>{location.origin}/v1/auth/oidc/callback</code>
+        Redirect URI for your IdP: <code>{sp?.oidc_redirect_uri ?? `${location.origin}/v1/auth/oidc/callback`}</code>
+        {current?.client_secret_set && <span className="muted"> · a client secret is stored (enter it again to change the configuration)</span>}
       </p>
       <Field label="Issuer URL">{(id) => <input id={id} type="url" value={f.issuer_url} onChange={set('issuer_url')} required />}</Field>
       <Field label="Client ID">{(id) => <input id={id} value={f.client_id} onChange={set('client_id')} required />}</Field>
@@ -172,22 +207,48 @@ function OidcForm({ onSaved }: { onSaved: () => void }) {
   );
 }
 
-function DebugToggle({ initial, onChanged }: { initial: boolean; onChanged: () => void }) {
+function DebugToggle({ initial, ttl, onChanged }: { initial: boolean; ttl: number; onChanged: () => void }) {
   const [debug, setDebug] = useState(initial);
+  const [ttlText, setTtlText] = useState(String(ttl));
   useEffect(() => setDebug(initial), [initial]);
-  const save = useAction(async (next: boolean) => {
-    await api('/v1/auth/sso/config', { method: 'PATCH', body: { debug_mode: next } });
-    setDebug(next);
+  const save = useAction(async (next: { debug_mode: boolean; session_ttl_seconds?: number }) => {
+    setDebug(next.debug_mode);
+    try {
+      await api('/v1/auth/sso/config', { method: 'PATCH', body: next });
+    } catch (err) {
+      setDebug(!next.debug_mode);
+      throw err;
+    }
     onChanged();
   });
   return (
-    <div className="field">
-      <label className="check">
-        <input type="checkbox" checked={debug} disabled={save.pending} onChange={(e) => void save.run(e.target.checked)} /> Debug mode (verbose SSO logging, no secrets)
-      </label>
+    <>
+      <div className="field">
+        <label className="check">
+          <input type="checkbox" checked={debug} disabled={save.pending} onChange={(e) => void save.run({ debug_mode: e.target.checked })} /> Debug mode (verbose SSO logging, no secrets)
+        </label>
+      </div>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run({ debug_mode: debug, session_ttl_seconds: Number(ttlText) });
+        }}
+      >
+        <label htmlFor="ttl">Session lifetime (seconds)</label>
+        <input id="ttl" type="number" min={60} max={2592000} value={ttlText} onChange={(e) => setTtlText(e.target.value)} style={{ maxWidth: '10rem' }} />
+        <button type="submit" className="secondary small" disabled={save.pending}>
+          Save lifetime
+        </button>
+      </form>
       <ErrorBox error={save.error} />
-    </div>
+    </>
   );
+}
+
+interface Check {
+  readonly name: string;
+  readonly ok: boolean;
 }
 
 interface Problem {
@@ -208,6 +269,7 @@ function TestPanel() {
     if (r) setResult(r);
   };
   const problems = result && Array.isArray(result.problems) ? (result.problems.filter(isRecord) as Problem[]) : [];
+  const checks = result && Array.isArray(result.checks) ? (result.checks.filter(isRecord) as unknown as Check[]) : [];
   return (
     <section className="card" aria-labelledby="test-h">
       <h2 id="test-h">Test the configuration</h2>
@@ -223,7 +285,16 @@ function TestPanel() {
       </form>
       {result && (
         <div className="test-result" aria-live="polite">
-          {result.ok === true || result.valid === true ? <Badge tone="good">configuration valid</Badge> : problems.length > 0 ? <Badge tone="bad">{problems.length} problem(s)</Badge> : null}
+          {result.ok === true ? <Badge tone="good">configuration valid</Badge> : problems.length > 0 ? <Badge tone="bad">{problems.length} problem(s)</Badge> : null}
+          {checks.length > 0 && (
+            <ul className="checks">
+              {checks.map((c) => (
+                <li key={c.name}>
+                  {c.ok ? <Badge tone="good">ok</Badge> : <Badge tone="bad">failed</Badge>} {c.name.replace(/_/g, ' ')}
+                </li>
+              ))}
+            </ul>
+          )}
           {problems.length > 0 && (
             <ul className="problems">
               {problems.map((p, i) => (
@@ -236,7 +307,7 @@ function TestPanel() {
             </ul>
           )}
           <details open={problems.length === 0}>
-            <summary>Full result (attributes, mapped user and role)</summary>
+            <summary>Full report (extracted attributes, mapped user and role)</summary>
             <JsonView value={result} />
           </details>
         </div>

@@ -25,10 +25,11 @@ interface TrainingJob {
   readonly cycle_loss?: number | null;
   readonly completed_at?: string | null;
   readonly error?: string | null;
+  readonly stage?: string | null;
+  readonly confidence?: number | null;
 }
 
 const BAND_TONE = { excellent: 'good', good: 'info', fair: 'warn', poor: 'bad' } as const;
-const BUILTIN_MODELS = ['builtin/glove-100d', 'builtin/use-lite-512d'];
 
 export function TranslationsPage() {
   const session = useSession();
@@ -37,7 +38,8 @@ export function TranslationsPage() {
     await api(`/v1/vec2vec/${encodeURIComponent(id)}`, { method: 'DELETE' });
     registry.reload();
   });
-  const models = [...new Set([...BUILTIN_MODELS, ...(registry.data?.translations ?? []).flatMap((t) => [t.source_model, t.target_model])])].sort();
+  const available = useLoad((signal) => api<{ models: { id: string; dimensions: number }[] }>('/v1/embeddings/models', { signal }).catch(() => ({ models: [] })), []);
+  const models = [...new Set([...(available.data?.models ?? []).map((m) => m.id), ...(registry.data?.translations ?? []).flatMap((t) => [t.source_model, t.target_model])])].sort();
   const now = new Date();
   return (
     <>
@@ -201,6 +203,7 @@ function TrainForm({ models, onDone }: { models: string[]; onDone: () => void })
         <div className="job" aria-live="polite">
           <h3>
             Job <code>{job.job_id}</code>: {job.status}
+            {job.stage && job.status !== 'completed' ? ` (${job.stage})` : ''}
           </h3>
           <ProgressBar value={job.status === 'completed' ? 1 : job.progress} label="Training progress" />
           {job.status === 'failed' && (
@@ -210,7 +213,7 @@ function TrainForm({ models, onDone }: { models: string[]; onDone: () => void })
           )}
           {job.status === 'completed' && (
             <p>
-              Done. Accuracy {typeof job.accuracy === 'number' ? job.accuracy.toFixed(3) : '—'}, cycle loss {typeof job.cycle_loss === 'number' ? job.cycle_loss.toFixed(4) : '—'}.
+              Done. Confidence {typeof job.confidence === 'number' ? job.confidence.toFixed(3) : '—'}, accuracy {typeof job.accuracy === 'number' ? job.accuracy.toFixed(3) : '—'}, cycle loss {typeof job.cycle_loss === 'number' ? job.cycle_loss.toFixed(4) : '—'}.
             </p>
           )}
           <ErrorBox error={poll.error} title="Could not read the job" />
