@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config/index.ts';
+import { createRuntime, type Runtime } from '../../src/main/runtime.ts';
 import type { Clock } from '../../src/platform/clock.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
+import { createLogger } from '../../src/platform/log.ts';
+import { ADMIN_KEY, createTestApp, type TestApp } from '../support/app.ts';
+import { openTestPglite } from '../support/db.ts';
 import {
   b64,
   generateIdpKeys,
@@ -486,5 +490,80 @@ describe('SSO behind a TLS-terminating proxy', () => {
     assert.equal(plain.statusCode, 403);
     const loopback = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/saml/metadata' });
     assert.equal(loopback.statusCode, 403, 'a non-loopback public URL gets no development exception');
+  });
+});
+
+describe('SSO debug logging', () => {
+  const lines: string[] = [];
+  let runtime: Runtime;
+  let keys: IdpKeys;
+  const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+
+  before(async () => {
+    keys = await generateIdpKeys();
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(s) } });
+    const config = loadConfig({ ATRIUM_DATA_DIR: '/tmp/atrium-test-unused', ATRIUM_ADMIN_API_KEY: ADMIN_KEY, ATRIUM_SECRET_KEY: 'test-secret-key', LOG_LEVEL: 'info' });
+    runtime = await createRuntime(config, log, { db: await openTestPglite() });
+    const res = await runtime.app.inject({
+      method: 'POST',
+      url: '/v1/auth/sso/saml',
+      headers: admin,
+      payload: { idp_entity_id: IDP, idp_sso_url: 'https://idp.example.test/sso', idp_certificate: keys.certPem },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  });
+  after(() => runtime.close());
+
+  async function login(mutate: (xml: string) => string = (x) => x) {
+    const start = await runtime.app.inject({ method: 'GET', url: '/v1/auth/sso/login?tenant_id=default' });
+    const id = readAuthnRequest(String(start.headers.location)).id;
+    const now = new Date();
+    const xml = mutate(
+      sign(
+        responseXml({
+          issuer: IDP,
+          destination: ACS,
+          recipient: ACS,
+          audience: PUBLIC,
+          inResponseTo: id,
+          nameId: 'dbg@example.com',
+          attributes: { email: 'dbg@example.com' },
+          now,
+          notBeforeOffsetMs: -60_000,
+          notOnOrAfterOffsetMs: 300_000,
+          status: SUCCESS,
+          assertionId: `_a${id}`,
+          responseId: `_r${id}`,
+        }),
+        keys,
+      ),
+    );
+    const res = await runtime.app.inject({
+      method: 'POST',
+      url: '/v1/auth/saml/callback',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `SAMLResponse=${encodeURIComponent(b64(xml))}`,
+    });
+    return { res, encoded: b64(xml) };
+  }
+
+  it('logs each SSO step at info only in debug mode, never the assertion, the response or the session token', async () => {
+    await login();
+    assert.ok(!lines.some((l) => l.includes('"sso_debug":true')), 'quiet without debug mode');
+    const on = await runtime.app.inject({ method: 'PATCH', url: '/v1/auth/sso/config', headers: admin, payload: { debug_mode: true } });
+    assert.equal(on.statusCode, 200);
+    const ok = await login();
+    assert.equal(ok.res.statusCode, 302);
+    const bad = await login((x) => x.replace('dbg@example.com</saml:NameID>', 'root@example.com</saml:NameID>'));
+    assert.equal(bad.res.statusCode, 401);
+    const debug = lines.filter((l) => l.includes('"sso_debug":true'));
+    assert.ok(debug.some((l) => l.includes('sign-in started')));
+    assert.ok(debug.some((l) => l.includes('sign-in accepted') && l.includes('dbg@example.com')));
+    assert.ok(debug.some((l) => l.includes('sign-in rejected: saml_signature_invalid')));
+    const token = String(([] as string[]).concat(ok.res.headers['set-cookie'] as string[])[0]).split(';')[0]!.split('=')[1]!;
+    const all = lines.join('\n');
+    for (const secret of [token, ok.encoded.slice(0, 60), bad.encoded.slice(0, 60), 'SignatureValue', 'BEGIN CERTIFICATE', 'test-secret-key']) {
+      assert.ok(!all.includes(secret), `logs must not contain ${secret.slice(0, 20)}…`);
+    }
   });
 });
