@@ -9,6 +9,7 @@ import { VERSION } from '../platform/version.ts';
 import { openDatabase } from '../main/runtime.ts';
 import { serve } from '../main/serve.ts';
 import { registerMcpCommands } from './mcp-commands.ts';
+import { registerDocumentCommands } from './documents.ts';
 
 function parsePermissions(value: string): Permission[] {
   const perms = value.split(',').map((p) => p.trim()).filter(Boolean);
@@ -114,6 +115,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     });
 
   registerMcpCommands(program, env);
+  registerDocumentCommands(program, env);
 
   return program;
 }

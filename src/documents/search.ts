@@ -84,6 +84,20 @@ function bm25Sql(stats: TermStats, p: Params): string {
  * its cosine to the query (null when its vector is in another model's space) and the fused score.
  */
 export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): Promise<Passage[]> {
+  const retrieved = await retrieveCandidates(deps, req);
+  return rankCandidates(retrieved, { fusion: req.fusion, alpha: req.alpha, limit: req.limit });
+}
+
+/** The fused candidate set of one query before ranking (the eval ranks it several ways). */
+export interface RetrievedCandidates {
+  readonly rows: readonly Record<string, unknown>[];
+  readonly candidates: readonly Candidate[];
+  readonly lists: number;
+}
+
+const EMPTY: RetrievedCandidates = { rows: [], candidates: [], lists: 0 };
+
+export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest): Promise<RetrievedCandidates> {
   const { db } = deps;
   const settings = resolveSettings(deps);
   const mode = req.mode ?? 'hybrid';
@@ -105,7 +119,7 @@ export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): P
   }
   const useLex = mode !== 'vector' && query.length > 0;
   const useVec = qvec !== null && qmodel !== null && qvec.length > 0;
-  if (!useLex && !useVec) return [];
+  if (!useLex && !useVec) return EMPTY;
 
   const p = new Params();
   const tenant = p.add(req.tenantId);
@@ -159,7 +173,7 @@ export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): P
       );
     }
   }
-  if (!lexical && !useVec) return [];
+  if (!lexical && !useVec) return EMPTY;
   const sources = [lexical ? 'SELECT id FROM lex' : null, useVec ? 'SELECT id FROM vec' : null].filter(Boolean).join(' UNION ');
   const sql = `WITH ${ctes.join(',\n')}, ids AS (${sources})
     SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
@@ -184,13 +198,22 @@ export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): P
   const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
   const lexRanks = ranks(rows.filter((r) => r.in_lex).map((r) => ({ id: String(r.chunk_id), score: num(r.lexical) ?? 0 })));
   const vecRanks = ranks(rows.filter((r) => r.in_vec).map((r) => ({ id: String(r.chunk_id), score: num(r.semantic) ?? -1 })));
-  const cands: Candidate[] = rows.map((r) => {
+  const candidates: Candidate[] = rows.map((r) => {
     const id = String(r.chunk_id);
     return { id, lexical: num(r.lexical), semantic: num(r.semantic), lexRank: lexRanks.get(id) ?? null, vecRank: vecRanks.get(id) ?? null };
   });
-  const fusion = req.fusion ?? DEFAULT_FUSION;
-  const lists = (lexical ? 1 : 0) + (useVec ? 1 : 0);
-  const fused = fusion === 'rrf' ? new Map(cands.map((c) => [c.id, rrfScore(c, lists)])) : convexScores(cands, DEFAULT_ALPHA);
+  return { rows, candidates, lists: (lexical ? 1 : 0) + (useVec ? 1 : 0) };
+}
+
+/** Orders candidates by the fused score (RRF or the convex combination) and shapes passages. */
+export function rankCandidates(
+  retrieved: RetrievedCandidates,
+  opts: { fusion?: FusionMethod; alpha?: number; limit: number },
+): Passage[] {
+  const { rows, candidates: cands, lists } = retrieved;
+  const limit = Math.max(1, Math.min(1000, Math.floor(opts.limit)));
+  const fusion = opts.fusion ?? DEFAULT_FUSION;
+  const fused = fusion === 'rrf' ? new Map(cands.map((c) => [c.id, rrfScore(c, lists)])) : convexScores(cands, opts.alpha ?? DEFAULT_ALPHA);
   const byId = new Map(rows.map((r) => [String(r.chunk_id), r]));
   const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
   return cands

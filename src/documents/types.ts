@@ -102,6 +102,8 @@ export interface SearchRequest {
   readonly limit: number;
   readonly mode?: SearchMode;
   readonly fusion?: FusionMethod;
+  /** Semantic weight of the convex fusion (default DEFAULT_ALPHA). */
+  readonly alpha?: number;
   /** Candidates taken from each retrieval path before fusion (default max(100, 4 × limit)). */
   readonly candidates?: number;
   readonly signal?: AbortSignal;

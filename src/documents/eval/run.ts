@@ -4,15 +4,17 @@ import { type DatabaseExecutor, migrate, openPglite } from '../../platform/db/in
 import type { Logger } from '../../platform/log.ts';
 import { embedPendingChunks } from '../embed.ts';
 import { createProgress } from '../progress.ts';
-import { searchPassages } from '../search.ts';
+import type { Candidate } from '../fusion.ts';
+import { DEFAULT_ALPHA, DEFAULT_FUSION, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search.ts';
 import { storeDocuments } from '../store.ts';
-import type { DocumentsDeps, FusionMethod, SearchMode } from '../types.ts';
+import type { DocumentsDeps, FusionMethod, Passage, SearchMode } from '../types.ts';
 import { type BeirQuery, loadBeir } from './beir.ts';
 import { mean, mrrAt, ndcgAt, percentile, type Qrels, recallAt } from './metrics.ts';
 
 export interface ModeResult {
   readonly mode: SearchMode;
   readonly fusion?: FusionMethod;
+  readonly alpha?: number;
   readonly ndcg_at_10: number;
   readonly recall_at_100: number;
   readonly mrr_at_10: number;
@@ -74,11 +76,11 @@ export async function runEval(opts: {
       embedSeconds = (performance.now() - t) / 1000;
     }
     const chunks = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks')).rows[0]?.n ?? 0);
-    const run = (mode: SearchMode, fusion?: FusionMethod) => scoreMode(deps, judged, qrels, mode, fusion, model, opts.quiet);
-    const lexical = await run('lexical');
-    const vector = model ? await run('vector') : null;
-    const fusions = model ? [await run('hybrid', 'convex'), await run('hybrid', 'rrf')] : [];
-    const hybrid = model ? await run('hybrid') : lexical;
+    const scored = await scoreQueries(deps, judged, qrels, model, opts.quiet);
+    const hybrid = model ? scored.variants.find((v) => v.fusion === DEFAULT_FUSION && (v.alpha ?? DEFAULT_ALPHA) === DEFAULT_ALPHA) ?? scored.lexical : scored.lexical;
+    const lexical = scored.lexical;
+    const vector = scored.vector;
+    const fusions = scored.variants;
     return {
       dataset: opts.dataset,
       model,
@@ -99,46 +101,83 @@ export async function runEval(opts: {
 
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
-async function scoreMode(
+interface Acc {
+  readonly ndcg: number[];
+  readonly recall: number[];
+  readonly mrr: number[];
+}
+
+const ALPHAS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+/** Documents ranked by their best passage. */
+function docRanking(passages: readonly Passage[]): string[] {
+  const ranked: string[] = [];
+  const seen = new Set<string>();
+  for (const p of passages) {
+    if (seen.has(p.external_id)) continue;
+    seen.add(p.external_id);
+    ranked.push(p.external_id);
+  }
+  return ranked;
+}
+
+/**
+ * One hybrid retrieval per query; the lexical list, the vector list and every fusion variant are
+ * ranked from the same candidates, so the comparison is exact and the eval runs once.
+ */
+async function scoreQueries(
   deps: DocumentsDeps,
   queries: readonly BeirQuery[],
   qrels: Qrels,
-  mode: SearchMode,
-  fusion: FusionMethod | undefined,
   model: string | null,
   quiet?: boolean,
-): Promise<ModeResult> {
-  const ndcg: number[] = [];
-  const recall: number[] = [];
-  const mrr: number[] = [];
+): Promise<{ lexical: ModeResult; vector: ModeResult | null; variants: ModeResult[] }> {
+  type Variant = { key: string; mode: SearchMode; fusion?: FusionMethod; alpha?: number; rank: (r: RetrievedCandidates) => Passage[] };
+  const limit = 300;
+  const only = (keep: (c: Candidate) => boolean, score: (c: Candidate) => number) => (r: RetrievedCandidates): Passage[] => {
+    const ids = new Set(r.candidates.filter(keep).map((c) => c.id));
+    const sub = { ...r, candidates: r.candidates.filter((c) => ids.has(c.id)).map((c) => ({ ...c, lexical: score(c), semantic: null, vecRank: null, lexRank: 1 })) };
+    return rankCandidates(sub, { fusion: 'convex', alpha: 0, limit });
+  };
+  const variants: Variant[] = [{ key: 'lexical', mode: 'lexical', rank: only((c) => c.lexRank !== null, (c) => c.lexical ?? 0) }];
+  if (model) {
+    variants.push({ key: 'vector', mode: 'vector', rank: only((c) => c.vecRank !== null, (c) => 1 + (c.semantic ?? -1)) });
+    variants.push({ key: 'rrf', mode: 'hybrid', fusion: 'rrf', rank: (r) => rankCandidates(r, { fusion: 'rrf', limit }) });
+    for (const alpha of ALPHAS) variants.push({ key: `convex-${alpha}`, mode: 'hybrid', fusion: 'convex', alpha, rank: (r) => rankCandidates(r, { fusion: 'convex', alpha, limit }) });
+  }
+  const acc = new Map<string, Acc>(variants.map((v) => [v.key, { ndcg: [], recall: [], mrr: [] }]));
   const lat: number[] = [];
-  const bar = createProgress(`queries ${mode}${fusion ? `/${fusion}` : ''}`, { quiet });
+  const bar = createProgress(model ? 'queries (hybrid)' : 'queries (lexical)', { quiet });
   for (const [i, q] of queries.entries()) {
     const t = performance.now();
-    const passages = await searchPassages(deps, { tenantId: TENANT, query: q.text, limit: 300, candidates: 300, mode, fusion, queryModel: model ?? undefined });
+    const retrieved = await retrieveCandidates(deps, { tenantId: TENANT, query: q.text, limit, candidates: limit, mode: model ? 'hybrid' : 'lexical', queryModel: model ?? undefined });
+    rankCandidates(retrieved, { limit: 10 });
     lat.push(performance.now() - t);
-    // Documents ranked by their best passage.
-    const ranked: string[] = [];
-    const seen = new Set<string>();
-    for (const p of passages) {
-      if (seen.has(p.external_id)) continue;
-      seen.add(p.external_id);
-      ranked.push(p.external_id);
-    }
     const rels = qrels.get(q.id) ?? new Map<string, number>();
-    ndcg.push(ndcgAt(ranked, rels, 10));
-    recall.push(recallAt(ranked, rels, 100));
-    mrr.push(mrrAt(ranked, rels, 10));
+    for (const v of variants) {
+      const ranked = docRanking(v.rank(retrieved));
+      const a = acc.get(v.key);
+      if (!a) continue;
+      a.ndcg.push(ndcgAt(ranked, rels, 10));
+      a.recall.push(recallAt(ranked, rels, 100));
+      a.mrr.push(mrrAt(ranked, rels, 10));
+    }
     bar.update(i + 1, queries.length);
   }
   bar.done();
-  return {
-    mode,
-    ...(fusion ? { fusion } : {}),
-    ndcg_at_10: round(mean(ndcg)),
-    recall_at_100: round(mean(recall)),
-    mrr_at_10: round(mean(mrr)),
-    p50_ms: round(percentile(lat, 50), 2),
-    p95_ms: round(percentile(lat, 95), 2),
+  const result = (v: Variant): ModeResult => {
+    const a = acc.get(v.key) ?? { ndcg: [], recall: [], mrr: [] };
+    return {
+      mode: v.mode,
+      ...(v.fusion ? { fusion: v.fusion } : {}),
+      ...(v.alpha !== undefined ? { alpha: v.alpha } : {}),
+      ndcg_at_10: round(mean(a.ndcg)),
+      recall_at_100: round(mean(a.recall)),
+      mrr_at_10: round(mean(a.mrr)),
+      p50_ms: round(percentile(lat, 50), 2),
+      p95_ms: round(percentile(lat, 95), 2),
+    };
   };
+  const [lex, vec, ...rest] = variants;
+  return { lexical: result(lex as Variant), vector: vec ? result(vec) : null, variants: rest.map(result) };
 }

@@ -1,0 +1,228 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { ensureTenant } from '../access/index.ts';
+import { loadConfig } from '../config/index.ts';
+import {
+  type DocumentInput,
+  documentInputSchema,
+  type DocumentsDeps,
+  embedPendingChunks,
+  type FolderState,
+  folderStateSchema,
+  scanFolder,
+  searchPassages,
+  upsertDocuments,
+  deleteDocuments,
+} from '../documents/index.ts';
+import { runEval, type EvalResult, type ModeResult } from '../documents/eval/run.ts';
+import { readJsonl } from '../documents/eval/beir.ts';
+import { createProgress } from '../documents/progress.ts';
+import { createEmbeddingRegistry } from '../embeddings/index.ts';
+import { openDatabase } from '../main/runtime.ts';
+import { migrate } from '../platform/db/index.ts';
+import { createLogger, type Logger } from '../platform/log.ts';
+
+const positiveInt = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer');
+  return n;
+};
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** Storage + (optionally) embeddings for one CLI command; closes both. */
+async function withDocuments<T>(env: NodeJS.ProcessEnv, embed: boolean, fn: (deps: DocumentsDeps & { log: Logger }) => Promise<T>): Promise<T> {
+  const config = loadConfig(env);
+  const log = createLogger({ level: env.LOG_LEVEL ?? 'warn', destination: process.stderr as never });
+  const db = await openDatabase(config, log);
+  const embeddings = embed ? createEmbeddingRegistry(config, log) : undefined;
+  try {
+    await migrate(db, log);
+    return await fn({ db, log, embeddings, config });
+  } finally {
+    await embeddings?.close();
+    await db.close();
+  }
+}
+
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'source';
+
+/** Reads a JSONL file of documents: `external_id` (or `_id`/`id`), `title`, `content` (or `text`), optional fields. */
+async function* jsonlDocuments(file: string): AsyncGenerator<DocumentInput> {
+  for await (const { line, value } of readJsonl(file)) {
+    const v = (value ?? {}) as Record<string, unknown>;
+    const candidate = {
+      ...v,
+      external_id: String(v.external_id ?? v._id ?? v.id ?? ''),
+      title: typeof v.title === 'string' ? v.title : '',
+      content: typeof v.content === 'string' ? v.content : typeof v.text === 'string' ? v.text : '',
+    };
+    const parsed = documentInputSchema.safeParse(candidate);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`${file}:${line}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid document'}`);
+    }
+    yield parsed.data;
+  }
+}
+
+async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, type: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await ensureTenant(deps.db, tenant);
+  const r = await deps.db.query<{ connector_type: string; settings: Record<string, unknown>; tenant_id: string }>(
+    `INSERT INTO connectors (id, tenant_id, connector_type, display_name, status, settings)
+     VALUES ($1, $2, $3, $1, 'idle', $4::jsonb)
+     ON CONFLICT (id) DO UPDATE SET updated_at = now()
+     RETURNING connector_type, settings, tenant_id`,
+    [id, tenant, type, JSON.stringify(settings)],
+  );
+  const row = r.rows[0];
+  if (!row || row.tenant_id !== tenant) throw new Error(`source '${id}' belongs to another tenant`);
+  if (row.connector_type !== type) throw new Error(`source '${id}' is a '${row.connector_type}' connector, not '${type}'`);
+  return row.settings ?? {};
+}
+
+export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEnv): void {
+  program
+    .command('ingest <target>')
+    .description('index a folder (Markdown, text, HTML, PDF, DOCX; incremental) or a JSONL file of documents')
+    .option('--source <id>', 'connector id to store under (created if missing)')
+    .option('--tenant <id>', 'tenant', 'default')
+    .option('--model <id>', 'embedding model (default: ATRIUM_EMBEDDING_MODEL)')
+    .option('--no-embed', 'full-text only; vectors can be made later by the server')
+    .option('--json', 'print a JSON summary')
+    .action(async (target: string, opts: { source?: string; tenant: string; model?: string; embed: boolean; json?: boolean }) => {
+      const abs = path.resolve(target);
+      const st = await fs.stat(abs).catch(() => null);
+      if (!st) throw new InvalidArgumentError(`${target}: no such file or folder`);
+      const isJsonl = st.isFile() && /\.jsonl?$/i.test(abs);
+      const summary = await withDocuments(env, opts.embed, async (deps) => {
+        const tenantId = opts.tenant;
+        const started = Date.now();
+        let added = 0;
+        let updated = 0;
+        let unchanged = 0;
+        let deleted = 0;
+        let errors: { path: string; message: string }[] = [];
+        const bar = createProgress('ingest');
+        const store = async (connectorId: string, batch: DocumentInput[]) => {
+          const r = await upsertDocuments(deps, { tenantId, connectorId, documents: batch, embed: 'none' });
+          added += r.added;
+          updated += r.updated;
+          unchanged += r.unchanged;
+        };
+        let connectorId: string;
+        if (isJsonl) {
+          connectorId = opts.source ?? `api-${slug(path.basename(abs, path.extname(abs)))}`;
+          await ensureConnector(deps, tenantId, connectorId, 'api', {});
+          let batch: DocumentInput[] = [];
+          let n = 0;
+          for await (const d of jsonlDocuments(abs)) {
+            batch.push(d);
+            if (batch.length === 500) {
+              await store(connectorId, batch);
+              n += batch.length;
+              batch = [];
+              bar.update(n, null);
+            }
+          }
+          if (batch.length) await store(connectorId, batch);
+          bar.done(`ingest: ${n + batch.length} documents read`);
+        } else {
+          connectorId = opts.source ?? `filesystem-${slug(path.basename(abs))}`;
+          const settings = await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
+          const prev = folderStateSchema.safeParse(settings.scan_state);
+          const scan = await scanFolder({ path: abs }, prev.success ? (prev.data as FolderState) : null);
+          errors = scan.errors;
+          for (let i = 0; i < scan.upserts.length; i += 200) {
+            await store(connectorId, scan.upserts.slice(i, i + 200));
+            bar.update(Math.min(scan.upserts.length, i + 200), scan.upserts.length);
+          }
+          bar.done(`ingest: ${scan.upserts.length} files changed, ${scan.unchanged} unchanged, ${scan.deletes.length} removed`);
+          deleted = (await deleteDocuments(deps, { tenantId, connectorId, externalIds: scan.deletes })).deleted;
+          await deps.db.query(
+            `UPDATE connectors SET settings = jsonb_set(settings, '{scan_state}', $3::jsonb), last_sync_at = now(), updated_at = now()
+             WHERE tenant_id = $1 AND id = $2`,
+            [tenantId, connectorId, JSON.stringify(scan.state)],
+          );
+        }
+        let embedded = 0;
+        let model: string | null = null;
+        if (deps.embeddings) {
+          const eb = createProgress('embed');
+          const r = await embedPendingChunks(deps, { tenantId, model: opts.model, batchSize: 256, onProgress: (p) => eb.update(p.done, p.total) });
+          eb.done(`embed: ${r.embedded} chunks with ${r.model}`);
+          embedded = r.embedded;
+          model = r.model;
+        }
+        return { source: connectorId, tenant: tenantId, added, updated, unchanged, deleted, embedded_chunks: embedded, model, errors, seconds: (Date.now() - started) / 1000 };
+      });
+      if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else {
+        process.stdout.write(
+          `${summary.source}: ${summary.added} added, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.deleted} deleted` +
+            `${summary.model ? `, ${summary.embedded_chunks} chunks embedded (${summary.model})` : ''} in ${summary.seconds.toFixed(1)} s\n`,
+        );
+        for (const e of summary.errors) process.stderr.write(`skipped ${e.path}: ${e.message}\n`);
+      }
+    });
+
+  program
+    .command('search <query>')
+    .description('hybrid search (BM25 + vectors) over the indexed documents')
+    .option('--source <id>', 'restrict to a connector id (repeatable)', collect, [] as string[])
+    .option('--limit <n>', 'passages to show', positiveInt, 10)
+    .option('--tenant <id>', 'tenant', 'default')
+    .option('--mode <mode>', 'hybrid | lexical | vector', 'hybrid')
+    .option('--json', 'print JSON')
+    .action(async (query: string, opts: { source: string[]; limit: number; tenant: string; mode: string; json?: boolean }) => {
+      if (!['hybrid', 'lexical', 'vector'].includes(opts.mode)) throw new InvalidArgumentError('--mode: hybrid, lexical or vector');
+      const mode = opts.mode as 'hybrid' | 'lexical' | 'vector';
+      const passages = await withDocuments(env, mode !== 'lexical', (deps) =>
+        searchPassages(deps, { tenantId: opts.tenant, query, sources: opts.source.length ? opts.source : undefined, limit: opts.limit, mode }),
+      );
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ passages: passages.map(({ vector: _v, ...p }) => p) })}\n`);
+        return;
+      }
+      if (passages.length === 0) process.stdout.write('no results\n');
+      for (const [i, p] of passages.entries()) {
+        const sem = p.semantic_score === null ? '—' : p.semantic_score.toFixed(3);
+        process.stdout.write(
+          `${i + 1}. ${p.title || p.external_id}  [${p.source_node}/${p.external_id}]  fused ${p.fused_score.toFixed(3)}  bm25 ${p.lexical_score.toFixed(2)}  cos ${sem}\n` +
+            `   ${p.content.replace(/\s+/g, ' ').slice(0, 200)}\n`,
+        );
+      }
+    });
+
+  program
+    .command('eval')
+    .description('retrieval quality on a BEIR folder (corpus.jsonl, queries.jsonl, qrels.tsv) in a fresh temporary store')
+    .requiredOption('--dataset <dir>', 'BEIR-layout folder')
+    .option('--model <id>', 'embedding model (default: ATRIUM_EMBEDDING_MODEL)')
+    .option('--lexical-only', 'BM25 only, no embeddings')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { dataset: string; model?: string; lexicalOnly?: boolean; json?: boolean }) => {
+      const config = loadConfig(env);
+      const log = createLogger({ level: env.LOG_LEVEL ?? 'warn', destination: process.stderr as never });
+      const embeddings = opts.lexicalOnly ? undefined : createEmbeddingRegistry(config, log);
+      try {
+        const r = await runEval({ dataset: path.resolve(opts.dataset), embeddings, model: opts.model, log });
+        process.stdout.write(opts.json ? `${JSON.stringify(r)}\n` : formatEval(r));
+      } finally {
+        await embeddings?.close();
+      }
+    });
+}
+
+function formatEval(r: EvalResult): string {
+  const row = (name: string, m: ModeResult) =>
+    `${name.padEnd(22)} ${m.ndcg_at_10.toFixed(4)}   ${m.recall_at_100.toFixed(4)}   ${m.mrr_at_10.toFixed(4)}\n`;
+  let out = `${r.dataset}: ${r.docs} docs, ${r.chunks} chunks, ${r.queries} judged queries; model ${r.model ?? 'none'}\n`;
+  out += `ingest ${r.ingest_seconds.toFixed(1)} s, embed ${r.embed_seconds.toFixed(1)} s; query latency p50 ${r.p50_ms.toFixed(1)} ms, p95 ${r.p95_ms.toFixed(1)} ms\n\n`;
+  out += `${'run'.padEnd(22)} nDCG@10  Recall@100  MRR@10\n`;
+  out += row(`hybrid (default)`, r);
+  out += row('lexical (BM25)', r.lexical);
+  if (r.vector) out += row('vector', r.vector);
+  for (const f of r.fusions) out += row(`${f.fusion}${f.alpha !== undefined ? ` α=${f.alpha}` : ''}`, f);
+  return out;
+}
