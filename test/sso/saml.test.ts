@@ -477,7 +477,7 @@ describe('SAML single sign-on', () => {
 describe('SSO behind a TLS-terminating proxy', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ env: { ATRIUM_PUBLIC_URL: 'https://atrium.example.com', ATRIUM_TRUST_PROXY: 'true' } });
+    t = await createTestApp({ env: { ATRIUM_PUBLIC_URL: 'https://atrium.example.com', ATRIUM_TRUST_PROXY: 'true', ATRIUM_RATE_LIMIT_BURST: '3' } });
   });
   after(() => t.close());
 
@@ -490,6 +490,27 @@ describe('SSO behind a TLS-terminating proxy', () => {
     assert.equal(plain.statusCode, 403);
     const loopback = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/saml/metadata' });
     assert.equal(loopback.statusCode, 403, 'a non-loopback public URL gets no development exception');
+  });
+
+  it('rate-limits public sign-in endpoints per client address', async () => {
+    const hit = (ip: string) =>
+      t.app.inject({ method: 'GET', url: '/v1/auth/sso/login?tenant_id=default', remoteAddress: '10.0.0.8', headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': ip } });
+    for (let i = 0; i < 3; i++) assert.equal((await hit('198.51.100.20')).statusCode, 400);
+    const limited = await hit('198.51.100.20');
+    assert.equal(limited.statusCode, 429);
+    assert.ok(limited.headers['retry-after']);
+    assert.equal((await hit('198.51.100.21')).statusCode, 400, 'another client is not affected');
+  });
+
+  it('accepts form bodies only on the SAML ACS, never on JSON admin endpoints', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/sso/saml',
+      remoteAddress: '10.0.0.7',
+      headers: { 'x-forwarded-proto': 'https', authorization: t.admin.authorization, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'idp_entity_id=x&idp_sso_url=https://x&idp_certificate=y',
+    });
+    assert.equal(res.statusCode, 415);
   });
 });
 

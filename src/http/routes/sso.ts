@@ -36,6 +36,7 @@ import {
   updateRuntimeConfig,
 } from '../../auth/index.ts';
 import { recordAudit } from '../../audit/index.ts';
+import { Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -47,6 +48,17 @@ function requireHttps(deps: AppDeps) {
   return async (request: FastifyRequest) => {
     const ok = isSecureTransport({ protocol: request.protocol, remoteAddress: request.socket.remoteAddress, publicUrl: deps.config.publicUrl });
     if (!ok) throw problemError(problem('sso_https_required', 'single sign-on endpoints require HTTPS; this request came over plain HTTP'));
+  };
+}
+
+/**
+ * Public sign-in endpoints write rows (outstanding requests, audit events): the API's token bucket applies to them
+ * per client address (the forwarded one when ATRIUM_TRUST_PROXY=true).
+ */
+function rateLimitByPeer(deps: AppDeps) {
+  return async (request: FastifyRequest) => {
+    const wait = deps.rateLimiter.take(`sso-ip:${request.ip}`, deps.clock.now().getTime());
+    if (wait > 0) throw Errors.rateLimited(wait);
   };
 }
 
@@ -66,10 +78,8 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
   // Encapsulated so the form-body parser the SAML POST binding needs applies to these routes only.
   await root.register(async (scope) => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_SAML_RESPONSE_BYTES * 2 }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    });
     const onRequest = requireHttps(deps);
+    const limitSignIns = rateLimitByPeer(deps);
 
     app.post(
       '/v1/auth/sso/saml',
@@ -189,7 +199,7 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
       '/v1/auth/sso/login',
       {
         config: { permission: 'public' },
-        onRequest,
+        onRequest: [onRequest, limitSignIns],
         schema: {
           summary: "Start sign-in: 302 to the tenant's IdP (SAML redirect binding, or OIDC code flow with state, nonce and PKCE)",
           tags: TAGS,
@@ -204,25 +214,37 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
       },
     );
 
-    app.post(
-      ACS_PATH,
-      {
-        config: { permission: 'public' },
-        onRequest,
-        schema: {
-          summary: 'SAML assertion consumer service (HTTP-POST binding): validates, provisions the user, starts a session, redirects to the console',
-          tags: TAGS,
-          body: z.object({ SAMLResponse: z.string().min(1).max(MAX_SAML_RESPONSE_BYTES * 2), RelayState: z.string().max(2000).optional() }),
+    // The SAML POST binding sends a form. Only the ACS accepts form bodies (its own scope): the JSON-only API keeps
+    // cross-site HTML forms out of cookie-authenticated endpoints.
+    await app.register(async (formScope) => {
+      const acs = formScope.withTypeProvider<ZodTypeProvider>();
+      acs.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_SAML_RESPONSE_BYTES * 2 }, (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(String(body))));
+      });
+      acs.post(
+        ACS_PATH,
+        {
+          config: { permission: 'public' },
+          onRequest: [onRequest, limitSignIns],
+          // The request line and body carry the assertion: keep them out of the access log.
+          logLevel: 'warn',
+          schema: {
+            summary: 'SAML assertion consumer service (HTTP-POST binding): validates, provisions the user, starts a session, redirects to the console',
+            tags: TAGS,
+            body: z.object({ SAMLResponse: z.string().min(1).max(MAX_SAML_RESPONSE_BYTES * 2), RelayState: z.string().max(2000).optional() }),
+          },
         },
-      },
-      async (request, reply) => finish(deps, reply, await samlCallback(deps, request.body)),
-    );
+        async (request, reply) => finish(deps, reply, await samlCallback(deps, request.body)),
+      );
+    });
 
     app.get(
       OIDC_CALLBACK_PATH,
       {
         config: { permission: 'public' },
-        onRequest,
+        onRequest: [onRequest, limitSignIns],
+        // The query string carries the authorization code: keep it out of the access log.
+        logLevel: 'warn',
         schema: {
           summary: 'OIDC redirect URI: exchanges the code, validates the ID token, provisions the user, starts a session, redirects to the console',
           tags: TAGS,
