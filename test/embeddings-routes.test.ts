@@ -14,6 +14,7 @@ describe('embedding registry configuration', () => {
     assert.deepEqual(reg.list().map((p) => [p.id, p.dimensions]), [
       ['builtin/glove-100d', 100],
       ['builtin/use-lite-512d', 512],
+      ['builtin/use-distilled-512d', 512],
     ]);
     assert.throws(() => createEmbeddingRegistry(loadConfig({ ATRIUM_EMBEDDING_MODEL: 'openai/nope' }), silentLog), /not configured/);
     assert.throws(
@@ -65,6 +66,7 @@ describe('POST /v1/embeddings and GET /v1/embeddings/models', () => {
       models: [
         { id: 'builtin/glove-100d', dimensions: 100, provider: 'builtin', default: true },
         { id: 'builtin/use-lite-512d', dimensions: 512, provider: 'builtin', default: false },
+        { id: 'builtin/use-distilled-512d', dimensions: 512, provider: 'builtin', default: false },
         { id: 'openai/tiny-remote', dimensions: 2, provider: 'openai-compatible', default: false },
       ],
     });

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/index.ts';
+import { createDistilledUseProvider, DISTILLED_MODEL_ID } from './distilled/provider.ts';
 import { createGloveProvider, GLOVE_MODEL_ID } from './glove/provider.ts';
 import { createOnnxProvider } from './onnx/provider.ts';
 import { createOpenAiProvider, KNOWN_DIMENSIONS } from './openai/provider.ts';
@@ -32,6 +34,8 @@ export function createEmbeddingRegistry(config: { readonly embeddings: Embedding
   providers.set(glove.id, { provider: glove, warm: () => glove.load() });
   const use = createUseProvider({ workers: c.workers > 0 ? c.workers : undefined, log });
   providers.set(use.id, { provider: use, warm: () => use.embed(['warm up']) });
+  const distilled = createDistilledUseProvider({ root: fileURLToPath(new URL('../../', import.meta.url)), log });
+  providers.set(distilled.id, { provider: distilled, warm: () => distilled.load() });
   if (c.openai) {
     const dimensions = c.openai.dimensions ?? KNOWN_DIMENSIONS[c.openai.model];
     if (!dimensions) throw new Error(`set ATRIUM_EMBEDDINGS_OPENAI_DIMENSIONS: the output size of '${c.openai.model}' is not known`);
@@ -66,4 +70,4 @@ export function createEmbeddingRegistry(config: { readonly embeddings: Embedding
   };
 }
 
-export { GLOVE_MODEL_ID, USE_MODEL_ID };
+export { DISTILLED_MODEL_ID, GLOVE_MODEL_ID, USE_MODEL_ID };
