@@ -40,7 +40,6 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       clock: opts.clock ?? systemClock,
       secrets: createSecretBox(secretKey),
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
-      embeddings,
       authenticators: [createSessionAuthenticator({ db, clock: opts.clock ?? systemClock })],
       embeddings,
       translations: createTranslationRegistry({ db, embeddings: () => deps.embeddings }),
