@@ -11,6 +11,8 @@ import { ADMIN_KEY, createTestApp, type TestApp } from '../support/app.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve('test-artifacts/web');
+// ATRIUM_UPDATE_SCREENSHOTS=1 also refreshes the two README screenshots in docs/screenshots/.
+const DOC_SHOTS = process.env.ATRIUM_UPDATE_SCREENSHOTS === '1' ? path.resolve('docs/screenshots') : null;
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 let t: TestApp;
@@ -32,6 +34,14 @@ async function call<T = unknown>(method: string, url: string, body?: unknown, ke
 
 async function shot(p: Page, name: string): Promise<void> {
   await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function docShot(p: Page, name: string, what: 'viewport' | 'main'): Promise<void> {
+  if (!DOC_SHOTS) return;
+  mkdirSync(DOC_SHOTS, { recursive: true });
+  const file = path.join(DOC_SHOTS, `${name}.png`);
+  if (what === 'main') await p.locator('main').screenshot({ path: file });
+  else await p.screenshot({ path: file });
 }
 
 /** Skips (with the reason) when the capability's route is not served by this build. */
@@ -76,7 +86,7 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    assert.match(await alert.innerText(), /missing or invalid API key/);
+    assert.match((await alert.textContent()) ?? '', /missing or invalid API key/);
     await page.getByLabel('API key', { exact: true }).fill(ADMIN_KEY);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('link', { name: 'API keys' }).waitFor();
@@ -90,7 +100,7 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Name', { exact: true }).fill('e2e-reader');
     await page.getByRole('button', { name: 'Create key' }).click();
-    const key = (await page.getByTestId('new-key').innerText()).trim();
+    const key = ((await page.getByTestId('new-key').textContent()) ?? '').trim();
     assert.match(key, /^atr_/);
     assert.equal((await call('GET', '/v1/me', undefined, key)).status, 200);
     const row = page.locator('tr[data-key-name="e2e-reader"]');
@@ -134,7 +144,7 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
       await p2.goto(`${base}/keys`);
       const alert = p2.getByRole('alert').first();
       await alert.waitFor();
-      assert.match(await alert.innerText(), /lacks the 'admin' permission/);
+      assert.match((await alert.textContent()) ?? '', /lacks the 'admin' permission/);
     } finally {
       await ctx2.close();
     }
@@ -227,7 +237,8 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
     await incident.getByText('recent', { exact: true }).waitFor();
     await results.filter({ hasText: 'Old database notes' }).getByText('forgotten (tombstone)').waitFor();
     await page.getByTestId('damping').waitFor();
-    assert.match(await page.getByTestId('entropy').innerText(), /Your entropy: \d/);
+    assert.match((await page.getByTestId('entropy').textContent()) ?? '', /Your entropy: \d/);
+    await docShot(page, 'console-search', 'viewport');
     await incident.getByText('Why this result?').click();
     await shot(page, 'search');
 
@@ -271,6 +282,7 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
     await page.getByText(/Done\. Confidence/).waitFor();
     await page.locator('tr[data-translation]', { hasText: source }).first().waitFor();
     await shot(page, 'translations');
+    await docShot(page, 'console-translations', 'main');
   });
 
   it('changes single sign-on settings: SAML provider, group mapping, debug mode, test run', async (ctx) => {

@@ -343,10 +343,24 @@ function Reasoning({ value }: { value: unknown }) {
         {Object.entries(value).map(([k, v]) => (
           <div key={k}>
             <dt>{k.replace(/_/g, ' ')}</dt>
-            <dd>{typeof v === 'number' ? (Number.isInteger(v) ? v : v.toFixed(3)) : typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+            <dd>{formatValue(v)}</dd>
           </div>
         ))}
       </dl>
     );
   return <p>{String(value)}</p>;
+}
+
+function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(3);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.length ? v.map(formatValue).join(', ') : 'none';
+  if (isRecord(v)) {
+    return Object.entries(v)
+      .map(([k, x]) => `${k.replace(/_/g, ' ')}: ${formatValue(x)}`)
+      .join(' · ');
+  }
+  return String(v);
 }
