@@ -42,6 +42,8 @@ export async function retrieveLocal(
       ...(req.sources ? { sources: req.sources } : {}),
       filters: req.filters,
       limit: req.limit,
+      // Each retrieval path (BM25, k-NN) contributes at most this many candidates before fusion.
+      candidates: req.limit,
       signal: req.signal,
     },
   );

@@ -238,9 +238,9 @@ async function fanOut(
 }
 
 async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQuery, selection: Selection, budget: number, signal: AbortSignal) {
-  const nodes = Math.max(1, selection.local ? selection.local.length : selection.localIds.length);
-  // Several passages per document: ask for twice the documents the per-node budgets allow.
-  const limit = Math.min(1000, budget * nodes * 2);
+  // One hybrid query over every selected local source. The budget caps each source's share after ranking;
+  // asking for twice the budget leaves room for several passages of one document.
+  const limit = Math.min(400, budget * 2);
   const r = await retrieveLocal(
     {
       db: deps.db,
