@@ -183,3 +183,26 @@ describe('MCP over Streamable HTTP', () => {
     }
   });
 });
+
+describe('MCP Streamable HTTP session expiry', () => {
+  it('forgets a session idle for longer than ATRIUM_MCP_SESSION_IDLE_MINUTES', async () => {
+    let now = new Date('2026-11-22T05:00:00Z');
+    const t = await createTestApp({ env: { ATRIUM_MCP_SESSION_IDLE_MINUTES: '5' }, clock: { now: () => now } });
+    try {
+      const base = await listen(t);
+      const k = await t.keyWith(['query']);
+      const headers = { authorization: k.authorization, 'content-type': 'application/json', accept: ACCEPT };
+      const init = await fetch(`${base}/v1/expose/mcp`, { method: 'POST', headers, body: JSON.stringify(INIT('2025-11-25')) });
+      const s = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+      const ping = () => fetch(`${base}/v1/expose/mcp`, { method: 'POST', headers: s, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+      now = new Date(now.getTime() + 4 * 60_000);
+      assert.equal((await ping()).status, 200, 'within the idle window');
+      now = new Date(now.getTime() + 4 * 60_000);
+      assert.equal((await ping()).status, 200, 'use renews the window');
+      now = new Date(now.getTime() + 6 * 60_000);
+      assert.equal((await ping()).status, 404, 'idle too long: re-initialize');
+    } finally {
+      await t.close();
+    }
+  });
+});
