@@ -1,0 +1,126 @@
+import type { SourceDocument } from '../contract.ts';
+
+/** Pure mappings from GitHub's REST/GraphQL/webhook objects to documents. External ids are stable per object. */
+export interface GhUser {
+  readonly login: string;
+}
+export interface GhIssue {
+  readonly number: number;
+  readonly title: string;
+  readonly body?: string | null;
+  readonly html_url: string;
+  readonly state: string;
+  readonly user?: GhUser | null;
+  readonly labels?: readonly (string | { name?: string | null })[];
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly pull_request?: unknown;
+}
+export interface GhRepo {
+  readonly full_name: string;
+  readonly description?: string | null;
+  readonly html_url: string;
+  readonly private: boolean;
+  readonly fork: boolean;
+  readonly archived?: boolean;
+  readonly default_branch?: string;
+  readonly topics?: readonly string[];
+  readonly owner?: GhUser | null;
+  readonly created_at?: string | null;
+  readonly updated_at?: string | null;
+  readonly has_discussions?: boolean;
+}
+export interface GhDiscussion {
+  readonly number: number;
+  readonly title: string;
+  readonly body: string;
+  readonly url: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly author?: { login: string } | null;
+  readonly category?: { name: string } | null;
+}
+
+const acl = (repo: string, isPrivate: boolean) => (isPrivate ? { visibility: 'private', repository: repo } : { visibility: 'public' });
+
+export function issueExternalId(repo: string, number: number, isPull: boolean): string {
+  return `${isPull ? 'pr' : 'issue'}:${repo}#${number}`;
+}
+
+export function issueToDocument(repo: string, issue: GhIssue, isPrivate: boolean): SourceDocument {
+  const isPull = issue.pull_request !== undefined && issue.pull_request !== null;
+  const labels = (issue.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean);
+  return {
+    external_id: issueExternalId(repo, issue.number, isPull),
+    title: `${repo}#${issue.number}: ${issue.title}`,
+    content: issue.body ?? '',
+    url: issue.html_url,
+    author: issue.user?.login,
+    document_type: isPull ? 'pull_request' : 'issue',
+    created_at: issue.created_at,
+    updated_at: issue.updated_at,
+    metadata: { repository: repo, number: issue.number, state: issue.state, labels },
+    acl: acl(repo, isPrivate),
+  };
+}
+
+export function repoToDocument(repo: GhRepo): SourceDocument {
+  const topics = repo.topics ?? [];
+  return {
+    external_id: `repo:${repo.full_name}`,
+    title: repo.full_name,
+    content: [repo.description ?? '', topics.length ? `Topics: ${topics.join(', ')}` : ''].filter(Boolean).join('\n\n'),
+    url: repo.html_url,
+    author: repo.owner?.login,
+    document_type: 'repository',
+    created_at: repo.created_at ?? undefined,
+    updated_at: repo.updated_at ?? undefined,
+    metadata: { repository: repo.full_name, fork: repo.fork, archived: repo.archived ?? false, default_branch: repo.default_branch },
+    acl: acl(repo.full_name, repo.private),
+  };
+}
+
+export function fileExternalId(repo: string, path: string): string {
+  return `file:${repo}:${path}`;
+}
+
+export function fileToDocument(repo: string, branch: string, path: string, content: string, sha: string, isPrivate: boolean, webBase: string): SourceDocument {
+  return {
+    external_id: fileExternalId(repo, path),
+    title: `${repo}/${path}`,
+    content,
+    url: `${webBase}/${repo}/blob/${branch}/${path}`,
+    document_type: 'file',
+    metadata: { repository: repo, path, branch, sha },
+    acl: acl(repo, isPrivate),
+  };
+}
+
+export function discussionToDocument(repo: string, d: GhDiscussion, isPrivate: boolean): SourceDocument {
+  return {
+    external_id: `discussion:${repo}#${d.number}`,
+    title: `${repo} discussion #${d.number}: ${d.title}`,
+    content: d.body,
+    url: d.url,
+    author: d.author?.login,
+    document_type: 'discussion',
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+    metadata: { repository: repo, number: d.number, category: d.category?.name ?? null },
+    acl: acl(repo, isPrivate),
+  };
+}
+
+/** Keeps files whose extension is listed (case-insensitive) and whose size is within the limit. */
+export function wantedFile(path: string, size: number, extensions: readonly string[], maxBytes: number): boolean {
+  if (size > maxBytes) return false;
+  const lower = path.toLowerCase();
+  return extensions.some((ext) => lower.endsWith(ext.toLowerCase()));
+}
+
+/** The later of two ISO timestamps (either may be null). */
+export function laterIso(a: string | null, b: string | null | undefined): string | null {
+  if (!b) return a;
+  if (!a) return b;
+  return Date.parse(b) > Date.parse(a) ? b : a;
+}

@@ -1,0 +1,192 @@
+import { Octokit } from '@octokit/rest';
+import { z } from 'zod';
+import { rateLimitFromResponse } from '../../sync/context.ts';
+import { VendorAuthError } from '../../sync/vendor-errors.ts';
+import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
+import { discussionToDocument, fileToDocument, type GhDiscussion, type GhIssue, type GhRepo, issueToDocument, laterIso, repoToDocument, wantedFile } from './map.ts';
+import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
+
+type Ctx = SourceContext<GitHubCredentials, GitHubSettings>;
+
+const repoRef = z.object({ full_name: z.string(), default_branch: z.string(), private: z.boolean(), has_discussions: z.boolean() });
+export const githubPage = z.object({
+  mode: z.enum(['incremental', 'full']),
+  phase: z.enum(['repos', 'issues', 'files', 'discussions']),
+  repos: z.array(repoRef),
+  repoIndex: z.number().int(),
+  page: z.number().int(),
+  after: z.string().nullable(),
+  files: z.array(z.object({ path: z.string(), sha: z.string() })).nullable(),
+  since: z.string().nullable(),
+  maxUpdated: z.string().nullable(),
+  trees: z.record(z.string(), z.string()),
+});
+export type GitHubPage = z.infer<typeof githubPage>;
+export const githubCursor = z.object({ since: z.string().nullable(), trees: z.record(z.string(), z.string()) });
+export type GitHubCursor = z.infer<typeof githubCursor>;
+
+const PER_PAGE = 50;
+const FILES_PER_PAGE = 20;
+
+export function githubClient(ctx: Ctx): Octokit {
+  return new Octokit({
+    auth: ctx.credentials.access_token,
+    baseUrl: ctx.apiBaseUrl ?? 'https://api.github.com',
+    request: { fetch: ctx.fetch, signal: ctx.signal },
+    userAgent: 'atrium-connector',
+  });
+}
+
+/** Maps Octokit's RequestError (status + response headers) to the engine's vendor errors. */
+export function mapGitHubError(err: unknown): unknown {
+  const e = err as { status?: number; message?: string; response?: { headers?: Record<string, string | undefined> } };
+  if (e?.status === 401) return new VendorAuthError(`GitHub answered 401 (${e.message ?? 'Bad credentials'}): the token is invalid or revoked`);
+  const headers = e?.response?.headers ?? {};
+  return (typeof e?.status === 'number' && rateLimitFromResponse(e.status, (name) => headers[name])) || err;
+}
+
+async function call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw mapGitHubError(err);
+  }
+}
+
+const hasNext = (link: string | undefined) => typeof link === 'string' && /rel="next"/.test(link);
+
+function advanceRepo(page: GitHubPage, phase: GitHubPage['phase']): GitHubPage {
+  return { ...page, phase, page: 1, after: null, files: null };
+}
+
+/** After one repo's phase: issues → files → discussions → next repo's issues. */
+function nextPhase(page: GitHubPage): GitHubPage | null {
+  if (page.phase === 'issues') return advanceRepo(page, 'files');
+  if (page.phase === 'files') return advanceRepo(page, 'discussions');
+  const repoIndex = page.repoIndex + 1;
+  if (repoIndex >= page.repos.length) return null;
+  return { ...advanceRepo(page, 'issues'), repoIndex };
+}
+
+const cursorOf = (page: GitHubPage): GitHubCursor => ({ since: page.maxUpdated, trees: page.trees });
+
+const DISCUSSIONS = `query($owner: String!, $name: String!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    discussions(first: 50, after: $after, orderBy: {field: UPDATED_AT, direction: DESC}) {
+      pageInfo { hasNextPage endCursor }
+      nodes { number title body url createdAt updatedAt author { login } category { name } }
+    }
+  }
+}`;
+
+async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, GitHubCursor>> {
+  const gh = githubClient(ctx);
+  const s = ctx.settings;
+  if (page.phase === 'repos') {
+    const r = await call(() => gh.request('GET /user/repos', { per_page: 100, page: page.page, visibility: s.sync_private_repos ? 'all' : 'public', sort: 'full_name' }));
+    const repos = (r.data as unknown as GhRepo[]).filter(
+      (repo) =>
+        (s.sync_private_repos || !repo.private) &&
+        (s.sync_archived_repos || !repo.archived) &&
+        (s.include_forks || !repo.fork) &&
+        (!s.repositories || s.repositories.includes(repo.full_name)),
+    );
+    const all = [
+      ...page.repos,
+      ...repos.map((x) => ({ full_name: x.full_name, default_branch: x.default_branch ?? 'main', private: x.private, has_discussions: x.has_discussions ?? false })),
+    ];
+    const documents = page.mode === 'full' || !page.since ? repos.map(repoToDocument) : repos.filter((x) => x.updated_at && x.updated_at >= (page.since ?? '')).map(repoToDocument);
+    const next: GitHubPage | null = hasNext(r.headers.link)
+      ? { ...page, repos: all, page: page.page + 1 }
+      : all.length > 0
+        ? { ...advanceRepo({ ...page, repos: all }, 'issues'), repoIndex: 0 }
+        : null;
+    return { documents, next, cursor: cursorOf(page) };
+  }
+  const repo = page.repos[page.repoIndex];
+  if (!repo) return { documents: [], next: null, cursor: cursorOf(page) };
+  const [owner = '', name = ''] = repo.full_name.split('/');
+
+  if (page.phase === 'issues') {
+    const r = await call(() =>
+      gh.request('GET /repos/{owner}/{repo}/issues', {
+        owner,
+        repo: name,
+        state: 'all',
+        sort: 'updated',
+        direction: 'asc',
+        per_page: PER_PAGE,
+        page: page.page,
+        ...(page.since ? { since: page.since } : {}),
+      }),
+    );
+    const issues = r.data as unknown as GhIssue[];
+    const maxUpdated = issues.reduce<string | null>((m, i) => laterIso(m, i.updated_at), page.maxUpdated);
+    const documents = issues.map((i) => issueToDocument(repo.full_name, i, repo.private));
+    const next = hasNext(r.headers.link) ? { ...page, page: page.page + 1, maxUpdated } : nextPhase({ ...page, maxUpdated });
+    return { documents, next, cursor: cursorOf({ ...page, maxUpdated }) };
+  }
+
+  if (page.phase === 'files') {
+    if (page.files === null) {
+      const tree = await call(() => gh.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { owner, repo: name, tree_sha: repo.default_branch, recursive: 'true' }));
+      const data = tree.data as unknown as { sha: string; tree: { path: string; type: string; sha: string; size?: number }[] };
+      const trees = { ...page.trees, [repo.full_name]: data.sha };
+      if (page.mode === 'incremental' && page.trees[repo.full_name] === data.sha) return { documents: [], next: nextPhase({ ...page, trees }), cursor: cursorOf({ ...page, trees }) };
+      const maxBytes = s.max_file_size_mb * 1024 * 1024;
+      const files = data.tree.filter((f) => f.type === 'blob' && wantedFile(f.path, f.size ?? 0, s.file_extensions, maxBytes)).map((f) => ({ path: f.path, sha: f.sha }));
+      return { documents: [], next: { ...page, files, trees }, cursor: cursorOf({ ...page, trees }) };
+    }
+    const batch = page.files.slice(0, FILES_PER_PAGE);
+    const documents: SourceDocument[] = [];
+    for (const f of batch) {
+      const blob = await call(() => gh.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { owner, repo: name, file_sha: f.sha }));
+      const b = blob.data as unknown as { content: string; encoding: string };
+      const text = b.encoding === 'base64' ? Buffer.from(b.content, 'base64').toString('utf8') : b.content;
+      documents.push(fileToDocument(repo.full_name, repo.default_branch, f.path, text, f.sha, repo.private, webBase(ctx)));
+    }
+    const rest = page.files.slice(FILES_PER_PAGE);
+    return { documents, next: rest.length > 0 ? { ...page, files: rest } : nextPhase(page), cursor: cursorOf(page) };
+  }
+
+  // discussions (GraphQL), newest first; an incremental sync stops at the first one older than its cursor.
+  if (!repo.has_discussions) return { documents: [], next: nextPhase(page), cursor: cursorOf(page) };
+  const r = await call(() =>
+    gh.graphql<{ repository: { discussions: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: GhDiscussion[] } } | null }>(DISCUSSIONS, {
+      owner,
+      name,
+      after: page.after,
+    }),
+  );
+  const conn = r.repository?.discussions;
+  const nodes = (conn?.nodes ?? []).filter((d) => !page.since || d.updatedAt >= (page.since ?? ''));
+  const maxUpdated = nodes.reduce<string | null>((m, d) => laterIso(m, d.updatedAt), page.maxUpdated);
+  const reachedOld = page.since !== null && (conn?.nodes ?? []).some((d) => d.updatedAt < (page.since ?? ''));
+  const documents = nodes.map((d) => discussionToDocument(repo.full_name, d, repo.private));
+  const next = conn?.pageInfo.hasNextPage && !reachedOld ? { ...page, after: conn.pageInfo.endCursor, maxUpdated } : nextPhase({ ...page, maxUpdated });
+  return { documents, next, cursor: cursorOf({ ...page, maxUpdated }) };
+}
+
+function webBase(ctx: Ctx): string {
+  return ctx.apiBaseUrl ? ctx.apiBaseUrl.replace(/\/api\/v3\/?$/, '').replace(/\/$/, '') : 'https://github.com';
+}
+
+export const githubSync: SyncCapability<GitHubCredentials, GitHubSettings, GitHubCursor, GitHubPage> = {
+  cursorSchema: githubCursor,
+  pageSchema: githubPage,
+  start(mode: SyncMode, since: GitHubCursor | null): GitHubPage {
+    return {
+      mode,
+      phase: 'repos',
+      repos: [],
+      repoIndex: 0,
+      page: 1,
+      after: null,
+      files: null,
+      since: mode === 'incremental' ? (since?.since ?? null) : null,
+      maxUpdated: since?.since ?? null,
+      trees: mode === 'incremental' ? (since?.trees ?? {}) : {},
+    };
+  },
+  readPage,
+};

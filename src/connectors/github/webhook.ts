@@ -1,0 +1,91 @@
+import { verify } from '@octokit/webhooks-methods';
+import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
+import { discussionToDocument, fileExternalId, fileToDocument, type GhDiscussion, type GhIssue, issueExternalId, issueToDocument, wantedFile } from './map.ts';
+import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
+import { githubClient, mapGitHubError } from './sync.ts';
+
+type Ctx = SourceContext<GitHubCredentials, GitHubSettings>;
+
+interface PushPayload {
+  ref: string;
+  repository: { full_name: string; private: boolean; default_branch?: string; html_url?: string };
+  commits?: { added?: string[]; modified?: string[]; removed?: string[] }[];
+}
+
+async function pushChanges(ctx: Ctx, p: PushPayload): Promise<{ documents: SourceDocument[]; deleted: string[] }> {
+  const repo = p.repository.full_name;
+  const branch = p.ref.replace(/^refs\/heads\//, '');
+  if (p.repository.default_branch && branch !== p.repository.default_branch) return { documents: [], deleted: [] };
+  const changed = new Set<string>();
+  const removed = new Set<string>();
+  for (const c of p.commits ?? []) {
+    for (const f of [...(c.added ?? []), ...(c.modified ?? [])]) {
+      changed.add(f);
+      removed.delete(f);
+    }
+    for (const f of c.removed ?? []) {
+      removed.add(f);
+      changed.delete(f);
+    }
+  }
+  const [owner = '', name = ''] = repo.split('/');
+  const gh = githubClient(ctx);
+  const documents: SourceDocument[] = [];
+  const maxBytes = ctx.settings.max_file_size_mb * 1024 * 1024;
+  for (const path of changed) {
+    if (!wantedFile(path, 0, ctx.settings.file_extensions, maxBytes)) continue;
+    try {
+      const r = await gh.request('GET /repos/{owner}/{repo}/contents/{path}', { owner, repo: name, path, ref: branch });
+      const f = r.data as unknown as { content?: string; encoding?: string; sha: string; size: number };
+      if (f.size > maxBytes || f.content === undefined) continue;
+      const text = f.encoding === 'base64' ? Buffer.from(f.content, 'base64').toString('utf8') : f.content;
+      const web = p.repository.html_url ? p.repository.html_url.replace(new RegExp(`/${repo}$`), '') : 'https://github.com';
+      documents.push(fileToDocument(repo, branch, path, text, f.sha, p.repository.private, web));
+    } catch (err) {
+      throw mapGitHubError(err);
+    }
+  }
+  return { documents, deleted: [...removed].map((path) => fileExternalId(repo, path)) };
+}
+
+/** GitHub webhooks: `X-Hub-Signature-256` = HMAC-SHA256 of the raw body with the secret we handed out. */
+export const githubWebhook: WebhookCapability<GitHubCredentials, GitHubSettings> = {
+  events: ['push', 'issues', 'pull_request', 'discussion'],
+  async verify({ headers, rawBody, secret }) {
+    const signature = headers['x-hub-signature-256'];
+    if (!signature) return { ok: false, reason: 'missing X-Hub-Signature-256 header' };
+    const ok = await verify(secret, rawBody, signature).catch(() => false);
+    return ok ? { ok: true } : { ok: false, reason: 'X-Hub-Signature-256 does not match the payload' };
+  },
+  async changes(ctx, { headers, payload }) {
+    const event = headers['x-github-event'] ?? '';
+    const p = payload as Record<string, unknown>;
+    const repo = p.repository as { full_name: string; private: boolean } | undefined;
+    if (!repo) return { documents: [], deleted: [], event };
+    const action = typeof p.action === 'string' ? p.action : '';
+    if (event === 'issues' || event === 'pull_request') {
+      const raw = (event === 'issues' ? p.issue : p.pull_request) as GhIssue;
+      const issue = event === 'pull_request' ? { ...raw, pull_request: {} } : raw;
+      if (action === 'deleted') return { documents: [], deleted: [issueExternalId(repo.full_name, issue.number, event === 'pull_request')], event: `${event}.${action}` };
+      return { documents: [issueToDocument(repo.full_name, issue, repo.private)], deleted: [], event: `${event}.${action}` };
+    }
+    if (event === 'discussion') {
+      const d = p.discussion as { number: number; title: string; body: string | null; html_url: string; created_at: string; updated_at: string; user?: { login: string }; category?: { name: string } };
+      const ext = `discussion:${repo.full_name}#${d.number}`;
+      if (action === 'deleted') return { documents: [], deleted: [ext], event: `${event}.${action}` };
+      const node: GhDiscussion = {
+        number: d.number,
+        title: d.title,
+        body: d.body ?? '',
+        url: d.html_url,
+        createdAt: d.created_at,
+        updatedAt: d.updated_at,
+        author: d.user ? { login: d.user.login } : null,
+        category: d.category ? { name: d.category.name } : null,
+      };
+      return { documents: [discussionToDocument(repo.full_name, node, repo.private)], deleted: [], event: `${event}.${action}` };
+    }
+    if (event === 'push') return { ...(await pushChanges(ctx, p as unknown as PushPayload)), event };
+    return { documents: [], deleted: [], event };
+  },
+};

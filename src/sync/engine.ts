@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { recordAudit } from '../audit/index.ts';
+import { getKind } from '../connectors/catalog.ts';
+import type { ConnectorDeps, DocumentStore } from '../connectors/deps.ts';
+import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
+import { type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
+import { Ops } from '../platform/operations.ts';
+import { abortableSleep, buildSourceContext, findVendorError } from './context.ts';
+import { rateLimitDelayMs } from './limits.ts';
+import { addRunCounts, finishRun, markSeen, seenIds } from './runs.ts';
+import { nextFullAt, nextIncrementalAt, scheduleFor } from './schedule.ts';
+import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+
+const payloadSchema = z.object({ connectorId: z.string(), syncType: z.enum(['incremental', 'full']), runId: z.string() });
+const checkpointSchema = z.object({ page: z.unknown(), cursor: z.unknown(), pages: z.number().int() });
+
+/** Waits up to this long in-process for a vendor's rate limit; longer waits hand the job back to the queue. */
+export const INLINE_RATE_LIMIT_WAIT_MS = 60_000;
+const DELETE_BATCH = 500;
+
+export interface SyncEngineOptions {
+  readonly random?: () => number;
+  readonly inlineWaitMs?: number;
+}
+
+async function jobCancelled(deps: ConnectorDeps, jobId: string): Promise<boolean> {
+  const r = await deps.db.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1', [jobId]);
+  return r.rows[0]?.status === 'cancelled';
+}
+
+function requireStore(deps: ConnectorDeps): DocumentStore {
+  if (!deps.connectorDocuments) throw new NonRetriableError('no document store is composed: the runtime must provide connectorDocuments');
+  return deps.connectorDocuments;
+}
+
+/**
+ * The `connector.sync` job. Reads the kind's pages one at a time; after each page's documents are
+ * committed (idempotent upserts on external_id), records the ids seen and checkpoints the next page and
+ * cursor on the job. A killed worker's job is re-leased and resumes from the last checkpoint: the page in
+ * flight is read again and its upserts change nothing, so nothing is lost and nothing is duplicated.
+ */
+export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions = {}) {
+  return async (ctx: JobContext): Promise<unknown> => {
+    const payload = payloadSchema.parse(ctx.job.payload);
+    const { connectorId, runId } = payload;
+    const tenantId = ctx.job.tenantId;
+    const store = requireStore(deps);
+    const connector = await getConnector(deps.db, tenantId, connectorId);
+    if (!connector) return { skipped: 'connector deleted' };
+    if (connector.status !== 'syncing' && connector.status !== 'rate_limited') {
+      await finishRun(deps.db, runId, 'cancelled', deps.clock.now(), `connector is ${connector.status}`);
+      return { skipped: `connector is ${connector.status}` };
+    }
+    if (connector.status === 'rate_limited') await applyTransition(deps.db, tenantId, connectorId, 'rate_limit_cleared');
+    const kind = getKind(connector.type);
+    const sync = kind?.sync;
+    if (!kind || !sync) throw new NonRetriableError(`connector kind '${connector.type}' has no sync`);
+
+    const fail = async (message: string, event: 'credentials_invalid' | 'sync_failed') => {
+      await finishRun(deps.db, runId, 'failed', deps.clock.now(), message);
+      await applyTransition(deps.db, tenantId, connectorId, event, { reason: message, lastError: message });
+      await recordAudit(deps.db, { tenantId, action: Ops.connectorSyncFailed, details: { connector_id: connectorId, run_id: runId, error: message } });
+    };
+
+    try {
+      const source = await buildSourceContext(deps, connector, kind, { signal: ctx.signal, log: ctx.log });
+      const saved = checkpointSchema.safeParse(ctx.job.checkpoint);
+      let page: unknown;
+      let cursor: unknown;
+      let pages = 0;
+      // Credentials are checked against the vendor before the first page (not again on a resumed run).
+      let validateFirst = false;
+      if (saved.success && saved.data.page !== undefined) {
+        page = saved.data.page === null ? null : sync.pageSchema.parse(saved.data.page);
+        cursor = saved.data.cursor ?? null;
+        pages = saved.data.pages;
+      } else {
+        validateFirst = true;
+        const since = payload.syncType === 'incremental' ? sync.cursorSchema.safeParse(connector.syncCursor) : null;
+        cursor = since?.success ? since.data : null;
+        page = sync.start(payload.syncType, since?.success ? since.data : null, source.settings);
+      }
+      let limitedAttempt = 0;
+      /** Runs one vendor step; on a vendor rate limit waits (status rate_limited) and returns null to retry it. */
+      const step = async <T>(fn: () => Promise<T>): Promise<T | null> => {
+        try {
+          return await fn();
+        } catch (err) {
+          const vendor = findVendorError(err);
+          if (!(vendor instanceof VendorRateLimitedError)) throw err;
+          limitedAttempt++;
+          const delay = rateLimitDelayMs(limitedAttempt, vendor.retryAfterMs, opts.random);
+          const until = new Date(deps.clock.now().getTime() + delay);
+          await applyTransition(deps.db, tenantId, connectorId, 'vendor_rate_limited', { reason: `vendor rate limit: retrying at ${until.toISOString()}`, rateLimitedUntil: until });
+          await addRunCounts(deps.db, runId, { rateLimitedWaits: 1 });
+          ctx.log.info({ connectorId, delayMs: delay, attempt: limitedAttempt }, 'vendor rate limited; waiting');
+          if (delay > (opts.inlineWaitMs ?? INLINE_RATE_LIMIT_WAIT_MS)) throw new RetryAfterError('vendor rate limited', delay);
+          await abortableSleep(delay, ctx.signal);
+          await applyTransition(deps.db, tenantId, connectorId, 'rate_limit_cleared', { rateLimitedUntil: null });
+          return null;
+        }
+      };
+      if (validateFirst && kind.validate) {
+        const validate = kind.validate;
+        let check = await step(() => validate(source));
+        while (check === null) check = await step(() => validate(source));
+        if (!check.ok) throw new VendorAuthError(check.message);
+        limitedAttempt = 0;
+      }
+      while (page !== null) {
+        if (ctx.signal.aborted) return { interrupted: true };
+        if (await jobCancelled(deps, ctx.job.id)) {
+          await finishRun(deps.db, runId, 'cancelled', deps.clock.now(), 'cancelled (connector paused or deleted)');
+          return { cancelled: true };
+        }
+        const current = page;
+        const result = await step(() => sync.readPage(source, current));
+        if (result === null) continue;
+        limitedAttempt = 0;
+        const counts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
+        if (result.documents.length > 0) {
+          const r = await store.upsert({ tenantId, connectorId, documents: result.documents });
+          counts.added = r.added;
+          counts.updated = r.updated;
+          counts.unchanged = r.unchanged;
+          if (payload.syncType === 'full') await markSeen(deps.db, runId, result.documents.map((d) => d.external_id));
+        }
+        if (result.deleted && result.deleted.length > 0) {
+          counts.deleted = await store.remove({ tenantId, connectorId, externalIds: result.deleted });
+        }
+        cursor = result.cursor ?? cursor;
+        pages++;
+        await addRunCounts(deps.db, runId, { ...counts, batches: 1 });
+        await ctx.progress(Math.min(0.95, pages / (pages + 3)), { page: result.next, cursor, pages });
+        page = result.next;
+      }
+
+      if (payload.syncType === 'full') {
+        // What the source no longer has goes: everything stored that this full sync did not see.
+        const seen = await seenIds(deps.db, runId);
+        const vanished = (await store.listExternalIds(tenantId, connectorId)).filter((id) => !seen.has(id));
+        let deleted = 0;
+        for (let i = 0; i < vanished.length; i += DELETE_BATCH) {
+          deleted += await store.remove({ tenantId, connectorId, externalIds: vanished.slice(i, i + DELETE_BATCH) });
+        }
+        if (deleted > 0) await addRunCounts(deps.db, runId, { deleted });
+      }
+
+      const now = deps.clock.now();
+      const schedule = scheduleFor(connector.settings, { intervalMinutes: deps.config.connectors.syncIntervalMinutes, fullAtUtc: deps.config.connectors.fullSyncAtUtc });
+      await updateConnectorFields(deps.db, tenantId, connectorId, {
+        syncCursor: cursor ?? null,
+        nextIncrementalAt: nextIncrementalAt(now, schedule),
+        ...(payload.syncType === 'full' ? { nextFullAt: nextFullAt(now, schedule) } : {}),
+      });
+      await finishRun(deps.db, runId, 'completed', now);
+      await applyTransition(deps.db, tenantId, connectorId, 'sync_completed', { lastSyncAt: now, lastError: null, rateLimitedUntil: null });
+      await recordAudit(deps.db, { tenantId, action: Ops.connectorSyncCompleted, details: { connector_id: connectorId, run_id: runId, sync_type: payload.syncType, pages } });
+      return { runId, pages };
+    } catch (err) {
+      if (err instanceof RetryAfterError || ctx.signal.aborted) throw err;
+      const vendor = findVendorError(err);
+      if (vendor instanceof VendorAuthError) {
+        const message = `the vendor rejected the credentials: ${vendor.message}. Supply valid credentials or reconnect with OAuth.`;
+        await fail(message, 'credentials_invalid');
+        throw new NonRetriableError(message);
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof NonRetriableError || ctx.job.attempts >= ctx.job.maxAttempts) await fail(message, 'sync_failed');
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { getKind } from '../connectors/catalog.ts';
+import type { ConnectorDeps } from '../connectors/deps.ts';
+import { applyTransition, getConnector } from '../connectors/store.ts';
+import type { JobContext } from '../platform/jobs/index.ts';
+import { buildSourceContext, findVendorError } from './context.ts';
+import { VendorAuthError } from './vendor-errors.ts';
+
+const payloadSchema = z.object({ connectorId: z.string() });
+
+/**
+ * The `connector.validate` job: checks a new connector's credentials against the vendor. Valid → `connected`
+ * (the scheduler then runs its first full sync); rejected → `error` with an actionable message, no retry loop.
+ * Network failures retry with the job queue's backoff; the last attempt leaves the connector in `error`.
+ */
+export function createValidateHandler(deps: ConnectorDeps) {
+  return async (ctx: JobContext): Promise<unknown> => {
+    const { connectorId } = payloadSchema.parse(ctx.job.payload);
+    const tenantId = ctx.job.tenantId;
+    const connector = await getConnector(deps.db, tenantId, connectorId);
+    if (!connector || connector.status !== 'connecting') return { skipped: connector ? connector.status : 'deleted' };
+    const kind = getKind(connector.type);
+    if (!kind) return { skipped: 'unknown kind' };
+    try {
+      const source = await buildSourceContext(deps, connector, kind, { signal: ctx.signal, log: ctx.log });
+      const check = kind.validate ? await kind.validate(source) : { ok: true as const };
+      if (check.ok) {
+        await applyTransition(deps.db, tenantId, connectorId, 'credentials_valid', { reason: check.account ? `authenticated as ${check.account}` : null });
+        return { valid: true };
+      }
+      throw new VendorAuthError(check.message);
+    } catch (err) {
+      const vendor = findVendorError(err);
+      const final = vendor instanceof VendorAuthError || ctx.job.attempts >= ctx.job.maxAttempts;
+      if (!final) throw err;
+      const message =
+        vendor instanceof VendorAuthError
+          ? `the vendor rejected the credentials: ${vendor.message}. Supply valid credentials or reconnect with OAuth.`
+          : `could not reach the vendor to check the credentials: ${err instanceof Error ? err.message : String(err)}`;
+      await applyTransition(deps.db, tenantId, connectorId, 'credentials_invalid', { reason: message, lastError: message });
+      return { valid: false, message };
+    }
+  };
+}
