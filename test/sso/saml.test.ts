@@ -182,6 +182,19 @@ describe('SAML single sign-on', () => {
     assert.deepEqual(me2.json().permissions, ['query', 'connector:read']);
   });
 
+  it('sends a browser back to the console sign-in page with the error code', async () => {
+    const id = await startLogin();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/saml/callback',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html,application/xhtml+xml' },
+      payload: `SAMLResponse=${encodeURIComponent(b64(responseXml(fields(id))))}`,
+    });
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, `${PUBLIC}/?sso_error=saml_signature_missing`);
+    assert.equal(res.headers['set-cookie'], undefined);
+  });
+
   it('rejects a replayed assertion', async () => {
     const id = await startLogin();
     const xml = sign(responseXml(fields(id)), keys);
@@ -416,6 +429,12 @@ describe('SAML single sign-on', () => {
     assert.equal(status.json().provider_type, 'saml');
     assert.equal(status.json().provider_name, IDP);
     assert.match(status.json().last_login, /^\d{4}-\d\d-\d\dT.*Z$/);
+    // The sign-in page asks before anyone is signed in: no last_login for anonymous callers.
+    const anonymous = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/status?tenant_id=default' });
+    assert.deepEqual(anonymous.json(), { enabled: true, provider_type: 'saml', provider_name: IDP, last_login: null });
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/auth/sso/status' })).statusCode, 400);
+    const other = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/status?tenant_id=nobody' });
+    assert.equal(other.json().enabled, false);
     const patch = await t.app.inject({ method: 'PATCH', url: '/v1/auth/sso/config', headers: t.admin, payload: { debug_mode: true, session_ttl_seconds: 600 } });
     assert.equal(patch.statusCode, 200, patch.body);
     assert.equal(patch.json().debug_mode, true);

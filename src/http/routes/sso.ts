@@ -38,7 +38,7 @@ import {
 import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
-import { principalOf } from '../auth.ts';
+import { principalOf, resolvePrincipal } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 const TAGS = ['sso'];
@@ -67,8 +67,16 @@ function actorOf(request: FastifyRequest) {
   return { tenantId: p.tenantId, id: p.id, userId: p.userId };
 }
 
-function finish(deps: AppDeps, reply: FastifyReply, outcome: LoginOutcome, extraCookies: string[] = []): FastifyReply {
-  if (!outcome.ok) throw problemError(outcome.problem);
+/**
+ * Ends a callback: success sets the session cookie and redirects to the console. A failure (already audited) goes
+ * back to the console's sign-in page as `/?sso_error=<code>` for a browser, or is the JSON error for other clients.
+ */
+function finish(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, outcome: LoginOutcome, extraCookies: string[] = []): FastifyReply {
+  if (!outcome.ok) {
+    if (!/\btext\/html\b/.test(String(request.headers.accept ?? ''))) throw problemError(outcome.problem);
+    if (extraCookies.length) reply.header('set-cookie', extraCookies);
+    return reply.redirect(`${deps.config.publicUrl}/?sso_error=${encodeURIComponent(outcome.problem.code)}`, 302);
+  }
   reply.header('set-cookie', [serializeCookie(SESSION_COOKIE, outcome.token, { maxAgeSeconds: outcome.ttlSeconds }), ...extraCookies]);
   reply.header('cache-control', 'no-store');
   return reply.redirect(`${deps.config.publicUrl}/`, 302);
@@ -160,11 +168,24 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
     app.get(
       '/v1/auth/sso/status',
       {
-        config: { permission: 'authenticated' },
+        config: { permission: 'public' },
         onRequest,
-        schema: { summary: 'Whether SSO is enabled, with which provider, and the last sign-in', tags: TAGS, response: { 200: statusSchema } },
+        schema: {
+          summary: 'Whether SSO is enabled, with which provider, and the last sign-in',
+          description:
+            "The caller's tenant, or `tenant_id` for the console's sign-in page before anyone is signed in. `last_login` is shown only to a credential of that tenant.",
+          tags: TAGS,
+          querystring: z.object({ tenant_id: z.string().min(1).max(100).optional() }),
+          response: { 200: statusSchema },
+        },
       },
-      async (request) => ssoStatus(deps, principalOf(request).tenantId),
+      async (request) => {
+        const principal = await resolvePrincipal(deps, request).catch(() => null);
+        const tenantId = request.query.tenant_id ?? principal?.tenantId;
+        if (!tenantId) throw Errors.validation('send tenant_id, or call with a credential of the tenant');
+        const status = await ssoStatus(deps, tenantId);
+        return principal?.tenantId === tenantId ? status : { ...status, last_login: null };
+      },
     );
 
     app.post(
@@ -234,7 +255,7 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
             body: z.object({ SAMLResponse: z.string().min(1).max(MAX_SAML_RESPONSE_BYTES * 2), RelayState: z.string().max(2000).optional() }),
           },
         },
-        async (request, reply) => finish(deps, reply, await samlCallback(deps, request.body)),
+        async (request, reply) => finish(deps, request, reply, await samlCallback(deps, request.body)),
       );
     });
 
@@ -254,7 +275,7 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
       async (request, reply) => {
         const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
         const outcome = await oidcCallback(deps, { rawQuery, flowCookie: readCookie(request.headers.cookie, FLOW_COOKIE) });
-        return finish(deps, reply, outcome, [serializeCookie(FLOW_COOKIE, '', { maxAgeSeconds: 0, path: '/v1/auth' })]);
+        return finish(deps, request, reply, outcome, [serializeCookie(FLOW_COOKIE, '', { maxAgeSeconds: 0, path: '/v1/auth' })]);
       },
     );
 
