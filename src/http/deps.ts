@@ -3,6 +3,7 @@ import type { RateLimiter } from '../access/index.ts';
 import type { Principal } from '../access/index.ts';
 import type { Config } from '../config/index.ts';
 import type { EmbeddingRegistry } from '../embeddings/index.ts';
+import type { DocumentStore } from '../connectors/index.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { SecretBox } from '../platform/secrets.ts';
@@ -30,6 +31,8 @@ export interface AppDeps {
   readonly embeddings?: EmbeddingRegistry;
   /** Embedding-space translations (src/translations): shipped built-ins plus each tenant's trained ones. */
   readonly translations?: TranslationRegistry;
+  /** Where connectors and sync write documents (the documents module, adapted in src/main). */
+  readonly connectorDocuments?: DocumentStore;
   /** Federated query state (src/federation): result cache, remote node health. */
   readonly federation?: FederationService;
 }

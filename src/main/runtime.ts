@@ -11,6 +11,7 @@ import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
 import { createFederationService } from '../federation/index.ts';
 import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
 import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
+import { createSyncHandler, createValidateHandler, documentStoreFor, SYNC_JOB_KIND, VALIDATE_JOB_KIND, withScheduler } from '../sync/index.ts';
 
 export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, log);
@@ -42,15 +43,19 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
       authenticators: [createSessionAuthenticator({ db, clock: opts.clock ?? systemClock })],
       embeddings,
+      connectorDocuments: documentStoreFor(() => deps),
       translations: createTranslationRegistry({ db, embeddings: () => deps.embeddings }),
       federation: createFederationService(config),
     };
     const metrics = createMetrics({ defaultMetrics: true });
-    const app = await buildApp(deps, { metrics });
+    const app = await buildApp(deps, { metrics, systemOnly: config.role === 'worker' });
     const handlers = new Map<string, JobHandler>();
     handlers.set(EMBED_JOB_KIND, embedJobHandler(deps));
+    handlers.set(SYNC_JOB_KIND, createSyncHandler(deps));
+    handlers.set(VALIDATE_JOB_KIND, createValidateHandler(deps));
     handlers.set(TRAIN_JOB_KIND, createTrainJobHandler(deps));
-    const worker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
+    const baseWorker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
+    const worker = config.connectors.scheduler ? withScheduler(baseWorker, deps) : baseWorker;
     metrics.gauge('atrium_jobs', 'Jobs by kind and status', ['kind', 'status'], async (g) => {
       g.reset();
       const r = await db.query<{ kind: string; status: string; n: number }>(

@@ -18,7 +18,7 @@ export function createValidateHandler(deps: ConnectorDeps) {
     const { connectorId } = payloadSchema.parse(ctx.job.payload);
     const tenantId = ctx.job.tenantId;
     const connector = await getConnector(deps.db, tenantId, connectorId);
-    if (!connector || connector.status !== 'connecting') return { skipped: connector ? connector.status : 'deleted' };
+    if (connector?.status !== 'connecting') return { skipped: connector ? connector.status : 'deleted' };
     const kind = getKind(connector.type);
     if (!kind) return { skipped: 'unknown kind' };
     try {
