@@ -43,7 +43,6 @@ export async function embedPendingChunks(
 ): Promise<{ embedded: number; model: string }> {
   const { db } = deps;
   const provider = resolveProvider(deps, input.model);
-  await ensureVectorIndex(db, provider.id, provider.dimensions);
   const docFilter = input.documentIds ? 'AND c.document_id = ANY($2::text[])' : '';
   const params: unknown[] = input.documentIds ? [input.tenantId, [...input.documentIds]] : [input.tenantId];
   const total = Number(
@@ -82,7 +81,20 @@ export async function embedPendingChunks(
       [input.tenantId, provider.id, [...touched]],
     );
   }
+  if (done > 0) await maybeIndexVectors(deps, provider);
   return { embedded: done, model: provider.id };
+}
+
+/**
+ * Below this many vectors of one model, an exact scan is fast (a few ms) and cheaper than keeping
+ * an HNSW graph up to date on every write (PGlite maintains HNSW ~30× slower than native Postgres).
+ */
+export const HNSW_MIN_VECTORS = 20_000;
+
+async function maybeIndexVectors(deps: DocumentsDeps, provider: EmbeddingProvider): Promise<void> {
+  if (!deps.db.hasVector) return;
+  const r = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE embedding_model = $1', [provider.id]);
+  if (Number(r.rows[0]?.n ?? 0) >= (deps.hnswMinVectors ?? HNSW_MIN_VECTORS)) await ensureVectorIndex(deps.db, provider.id, provider.dimensions);
 }
 
 /** The `documents.embed` job: vectors for the documents of one upsert, with progress and checkpoints. */

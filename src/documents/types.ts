@@ -72,6 +72,8 @@ export interface DocumentsDeps {
   readonly log?: Logger;
   readonly embeddings?: EmbeddingRegistry;
   readonly documentIndex?: Partial<IndexSettings>;
+  /** Vectors of one model before its HNSW index is built (default HNSW_MIN_VECTORS); 0 = always. */
+  readonly hnswMinVectors?: number;
   /** `AppDeps.config` carries the configured index settings (ATRIUM_FTS_LANGUAGE, ATRIUM_CHUNK_*). */
   readonly config?: { readonly documents?: IndexSettings };
 }
