@@ -35,6 +35,10 @@ describe('web console static route', () => {
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /javascript/);
     assert.match(String(res.headers['cache-control']), /immutable/);
+    // Pre-compressed copies from the build go to clients that accept them.
+    const br = await t.app.inject({ method: 'GET', url: `/assets/${js}`, headers: { 'accept-encoding': 'br, gzip' } });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.ok(br.rawPayload.length < res.rawPayload.length / 2, `${br.rawPayload.length} < ${res.rawPayload.length} / 2`);
     const missing = await t.app.inject({ method: 'GET', url: '/assets/nope-123.js' });
     assert.equal(missing.statusCode, 404);
     assert.equal(missing.json().error.code, 'route_not_found');

@@ -1,6 +1,6 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
@@ -23,7 +23,7 @@ const NOT_BUILT_PAGE = `<!doctype html>
 <p>The Atrium API is running (see <a href="/v1/health">/v1/health</a> and <a href="/v1/openapi.json">/v1/openapi.json</a>),
 but the console's files were not found. Build them with:</p>
 <pre style="background:#f3f4f6;padding:.75rem;border-radius:4px">npm run build:web</pre>
-<p>then reload this page. <code>npm install</code> normally builds it for you.</p>
+<p>then restart the service. <code>npm install</code> normally builds it for you.</p>
 </body></html>`;
 
 /** Paths the console must never shadow: the API, metrics. */
@@ -64,23 +64,43 @@ function isFile(p: string): boolean {
   }
 }
 
+/** index.html from memory, re-read when a rebuild changes it (its asset names change with every build). */
+function indexReader(file: string): () => string | null {
+  let cached: { mtimeMs: number; body: string } | null = null;
+  return () => {
+    try {
+      const mtimeMs = statSync(file).mtimeMs;
+      if (!cached || cached.mtimeMs !== mtimeMs) cached = { mtimeMs, body: readFileSync(file, 'utf8') };
+      return cached.body;
+    } catch {
+      return null; // mid-rebuild, or deleted
+    }
+  };
+}
+
 /** Serves the built web console (web/dist) at `/` with an SPA fallback; never answers for /v1 or /metrics. */
 export async function webRoutes(app: App, deps: AppDeps): Promise<void> {
   const root = path.resolve(deps.config.webDir);
   const built = existsSync(path.join(root, 'index.html'));
   if (!built) deps.log.warn({ webDir: root }, 'web console not built: run npm run build:web');
   // serve:false only adds reply.sendFile (with its traversal checks); the route below decides what to send.
-  if (built) await app.register(fastifyStatic, { root, serve: false, index: false });
+  if (built) await app.register(fastifyStatic, { root, serve: false, index: false, preCompressed: true });
+  const indexHtml = indexReader(path.join(root, 'index.html'));
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const urlPath = request.url.split('?')[0] ?? '/';
     if (isReservedPath(urlPath)) throw Errors.routeNotFound(request.method, urlPath);
     reply.headers(CONSOLE_HEADERS);
-    if (!built) return reply.status(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT_PAGE);
+    const notBuilt = () => reply.status(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT_PAGE);
+    if (!built) return notBuilt();
     const target = resolveConsolePath(root, urlPath);
     if (!target) throw Errors.routeNotFound(request.method, urlPath);
-    const cacheControl = target.immutable ? 'public, max-age=31536000, immutable' : 'no-cache';
-    reply.header('cache-control', cacheControl);
+    if (target.file === 'index.html') {
+      const html = indexHtml();
+      if (html === null) return notBuilt();
+      return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
+    }
+    reply.header('cache-control', target.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     return reply.sendFile(target.file, { cacheControl: false });
   };
 
