@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server as HttpServer, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../access/index.ts';
 import type { McpContext } from './invoke.ts';
 import { hostAllowed, originAllowed } from './security.ts';
@@ -16,6 +16,8 @@ export interface WebSocketEndpointOptions {
   authenticate(token: string | undefined): Promise<Principal | null>;
   /** Largest accepted frame (bytes). */
   readonly maxPayload?: number;
+  /** Ping interval; a socket that has not answered the previous ping is dropped (dead peers, half-open TCP). */
+  readonly heartbeatMs?: number;
 }
 
 function reject(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
@@ -73,6 +75,8 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
           return;
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
+          alive.add(ws);
+          ws.on('pong', () => alive.add(ws));
           const transport = new WebSocketTransport(ws, {
             admit: async () => (await opts.authenticate(token))?.id === principal.id,
           });
@@ -89,9 +93,23 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
       });
   };
 
+  const alive = new WeakSet<WebSocket>();
+  const heartbeat = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (!alive.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      alive.delete(ws);
+      ws.ping();
+    }
+  }, opts.heartbeatMs ?? 30_000);
+  heartbeat.unref();
+
   http.on('upgrade', onUpgrade);
   return {
     async close() {
+      clearInterval(heartbeat);
       http.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import WebSocket from 'ws';
 import { authenticateKey } from '../../src/access/index.ts';
-import { createMcpServer, createServiceMcpContext } from '../../src/mcp/index.ts';
+import { attachWebSocketEndpoint, createMcpServer, createServiceMcpContext } from '../../src/mcp/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { addConnector, httpClient, listen, openSocket, upgradeStatus, wsClient } from './support.ts';
 
@@ -130,5 +133,28 @@ describe('MCP over WebSocket, in-process, and rate limits', () => {
     const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=mcp.tool_invoked', headers: await adminHeaders() });
     const outcomes = audit.json().events.filter((e: { actor_id: string }) => e.actor_id === k.id).map((e: { outcome: string }) => e.outcome);
     assert.deepEqual(outcomes, ['rate_limited', 'success', 'success', 'success']);
+  });
+
+  it('drops a socket that stops answering pings', { timeout: 15_000 }, async () => {
+    const http = createServer();
+    const p = await authenticateKey(t.db, (await t.keyWith(['query'])).authorization.slice('Bearer '.length));
+    const endpoint = attachWebSocketEndpoint(http, {
+      path: '/ws',
+      ctx: createServiceMcpContext(t.deps),
+      allowedOrigins: [],
+      allowedHosts: ['127.0.0.1'],
+      authenticate: async () => p,
+      heartbeatMs: 50,
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = http.address() as AddressInfo;
+      const silent = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['mcp'], { autoPong: false });
+      const code = await new Promise<number>((resolve) => silent.once('close', (c) => resolve(c)));
+      assert.equal(code, 1006, 'terminated by the server, no close frame');
+    } finally {
+      await endpoint.close();
+      http.close();
+    }
   });
 });
