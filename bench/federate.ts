@@ -1,11 +1,11 @@
 // `npm run bench -- federate`: the federated query over HTTP (autocannon) on an embedded store with
 // FED_BENCH_CHUNKS chunks (default 100k) across 5 sources, embedded with the built-in GloVe model.
-// The corpus is built once into .cache/bench-federate-<n> (reused on later runs; delete it to rebuild).
+// The corpus is built into .cache/bench-federate and grown on later runs up to FED_BENCH_CHUNKS (delete it to rebuild).
 import autocannon from 'autocannon';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../src/config/index.ts';
-import { upsertDocuments } from '../src/documents/index.ts';
+import { countDocuments, upsertDocuments } from '../src/documents/index.ts';
 import { ensureGloveCache } from '../src/embeddings/glove/cache.ts';
 import { decodeWordVectors } from '../src/embeddings/glove/format.ts';
 import { createRuntime } from '../src/main/runtime.ts';
@@ -17,7 +17,7 @@ const SOURCES = ['github-bench', 'jira-bench', 'slack-bench', 'notion-bench', 'c
 const TYPES = ['issue', 'task', 'message', 'page', 'page'];
 const DURATION = Number(process.env.FED_BENCH_SECONDS ?? 10);
 const KEY = 'atr_bench_admin_key_0123456789abcdef';
-const dir = path.resolve(import.meta.dirname, `../.cache/bench-federate-${CHUNKS}`);
+const dir = path.resolve(import.meta.dirname, '../.cache/bench-federate');
 const log = createLogger({ level: 'silent' });
 
 // A realistic vocabulary: GloVe's words in corpus-frequency order (skipping the most frequent ones), drawn
@@ -62,19 +62,20 @@ function sentence(r: () => number, n: number): string {
   return out.join(' ');
 }
 
+/** Grows each source to CHUNKS / 5 documents (resumes where an earlier, possibly interrupted, run stopped). */
 async function build(): Promise<void> {
-  await fs.rm(dir, { recursive: true, force: true });
   const rt = await runtime();
   const started = performance.now();
   try {
     for (const [s, id] of SOURCES.entries()) {
-      await rt.deps.db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name, status) VALUES ($1, 'default', $2, $1, 'idle')`, [
+      await rt.deps.db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name, status) VALUES ($1, 'default', $2, $1, 'idle') ON CONFLICT DO NOTHING`, [
         id,
         id.split('-')[0],
       ]);
-      const r = rng(1000 + s);
       const perSource = Math.ceil(CHUNKS / SOURCES.length);
-      for (let off = 0; off < perSource; off += 500) {
+      const have = await countDocuments(rt.deps.db, 'default', id);
+      const r = rng(1000 * (s + 1) + have);
+      for (let off = have; off < perSource; off += 500) {
         const docs = Array.from({ length: Math.min(500, perSource - off) }, (_, i) => ({
           external_id: `${id}-${off + i}`,
           title: sentence(r, 5),
@@ -88,7 +89,7 @@ async function build(): Promise<void> {
         console.error(`${id}: ${off + docs.length}/${perSource} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
       }
     }
-    await fs.writeFile(path.join(dir, 'bench-built'), `${CHUNKS} chunks in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+    await fs.appendFile(path.join(dir, 'bench-built'), `grown to ${CHUNKS} chunks in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   } finally {
     await rt.close();
   }
@@ -131,9 +132,8 @@ function run(url: string, title: string, pathName: string, bodies: () => string)
   });
 }
 
-const built = await fs.readFile(path.join(dir, 'bench-built'), 'utf8').catch(() => null);
-if (!built) await build();
-const buildNote = (await fs.readFile(path.join(dir, 'bench-built'), 'utf8')).trim();
+await build();
+const buildNote = (await fs.readFile(path.join(dir, 'bench-built'), 'utf8')).trim().split('\n').join('; ');
 const rt = await runtime();
 const count = await rt.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
@@ -171,7 +171,7 @@ await writeBenchSection(
 ${machineLine()}
 
 Corpus: ${count.rows[0]?.n ?? 0} chunks across ${SOURCES.length} local sources (synthetic text: GloVe vocabulary drawn with Zipf's law, one chunk per document, GloVe 100-d vectors),
-embedded PGlite store, built once (${buildNote}). autocannon, 10 connections, ${DURATION} s per row, the server in the same process.
+embedded PGlite store (ingestion log: ${buildNote}). autocannon, 10 connections, ${DURATION} s per row, the server in the same process.
 Each uncached request embeds the query, runs hybrid retrieval (BM25 + k-NN) over every selected source, ranks, and writes the
 activity row and the audit event.
 

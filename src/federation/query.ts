@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
+import { Ops } from '../platform/operations.ts';
 import { planDamping } from './damping.ts';
 import { computeUserEntropy, DEFAULT_ENTROPY_OPTIONS, type UserEntropy } from './entropy.ts';
 import { INTENT_DIMENSIONS, inferIntent, resolveIntent } from './intent.ts';
@@ -113,7 +114,7 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
   if (!hop) await recordActivity(deps.db, { tenantId, userId: q.user_id, at: now, queryHash: hash, terms });
   await recordAudit(deps.db, {
     tenantId,
-    action: 'federation.query',
+    action: Ops.federationQuery,
     actorId: principal.id,
     userId: q.user_id,
     at: now,

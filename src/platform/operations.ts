@@ -18,5 +18,10 @@ export const Ops = {
   connectorActionExecuted: 'connector.action_executed',
   vec2vecTrain: 'vec2vec.train_started',
   vec2vecDelete: 'vec2vec.deleted',
+  federationQuery: 'federation.query',
+  federationForget: 'federation.forget',
+  federationForgetLifted: 'federation.forget_lifted',
+  federationNodeRegistered: 'federation.node_registered',
+  federationNodeRemoved: 'federation.node_removed',
 } as const;
 export type Op = (typeof Ops)[keyof typeof Ops];

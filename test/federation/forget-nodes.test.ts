@@ -121,3 +121,28 @@ describe('tombstones and nodes over HTTP', () => {
     assert.equal((await t.app.inject({ method: 'DELETE', url: '/v1/nodes/paris', headers: t.admin })).statusCode, 404);
   });
 });
+
+describe('federation in the OpenAPI document', () => {
+  it('documents every federation route with its permission', async () => {
+    const t = await createTestApp();
+    try {
+      const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+      const expect: [string, string, string][] = [
+        ['/v1/federate', 'post', 'query'],
+        ['/v1/federate/force', 'post', 'query'],
+        ['/v1/forget', 'post', 'connector:write'],
+        ['/v1/forget', 'get', 'connector:write'],
+        ['/v1/forget/{id}', 'delete', 'connector:write'],
+        ['/v1/nodes', 'get', 'query'],
+        ['/v1/nodes', 'post', 'admin'],
+        ['/v1/nodes/{id}', 'delete', 'admin'],
+      ];
+      for (const [p, method, permission] of expect) {
+        assert.equal(doc.paths[p]?.[method]?.['x-permission'], permission, `${method} ${p}`);
+      }
+      assert.ok(doc.paths['/v1/federate'].post.responses['504'], '504 documented');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -17,6 +17,7 @@ import {
   sourceModels,
 } from '../../federation/index.ts';
 import { Errors } from '../../platform/errors.ts';
+import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -113,7 +114,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       const tombstones = await insertTombstones(deps.db, p.tenantId, rules, { reason: b.reason ?? null, createdBy: p.id, now });
       await recordAudit(deps.db, {
         tenantId: p.tenantId,
-        action: 'federation.forget',
+        action: Ops.federationForget,
         actorId: p.id,
         userId: p.userId,
         at: now,
@@ -148,7 +149,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       const now = deps.clock.now();
       const lifted = await liftTombstone(deps.db, p.tenantId, request.params.id, p.id, now);
       if (!lifted) throw Errors.notFound('tombstone', request.params.id);
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: 'federation.forget_lifted', actorId: p.id, userId: p.userId, at: now, details: { tombstone_id: lifted.id } });
+      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.federationForgetLifted, actorId: p.id, userId: p.userId, at: now, details: { tombstone_id: lifted.id } });
       return { ...lifted, lifted_at: now.toISOString() };
     },
   );
@@ -203,7 +204,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
         now,
       });
       if (!created) throw Errors.conflict(`a node named '${request.body.name}' already exists`);
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: 'federation.node_registered', actorId: p.id, userId: p.userId, at: now, details: { node_id: created.node_id, name: created.name, url: created.url } });
+      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.federationNodeRegistered, actorId: p.id, userId: p.userId, at: now, details: { node_id: created.node_id, name: created.name, url: created.url } });
       return reply.status(201).send(created);
     },
   );
@@ -217,7 +218,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const p = principalOf(request);
       if (!(await deleteNode(deps.db, p.tenantId, request.params.id))) throw Errors.notFound('node', request.params.id);
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: 'federation.node_removed', actorId: p.id, userId: p.userId, details: { node: request.params.id } });
+      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.federationNodeRemoved, actorId: p.id, userId: p.userId, details: { node: request.params.id } });
       return { deleted: true as const };
     },
   );
