@@ -326,3 +326,45 @@ describe('vec2vec API', () => {
     assert.ok(audit.json().events.some((e: { action: string }) => e.action === 'vec2vec.deleted'));
   });
 });
+
+describe('vec2vec storage on PostgreSQL', () => {
+  it('writes both directions in one transaction and serves them from the registry', async () => {
+    const { replaceTranslations } = await import('../src/translations/store.ts');
+    const { openTestPostgres } = await import('./support/db.ts');
+    const pg = await openTestPostgres();
+    try {
+      const f = fitRidge(mat(4, 3, Float32Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1])), mat(4, 2, Float32Array.from([1, 0, 0, 1, 1, 1, 2, 1])), 1e-6);
+      const row = (id: string, s: string, t: string, conf: number) => ({
+        id,
+        tenantId: 'default',
+        sourceModel: s,
+        targetModel: t,
+        kind: 'linear' as const,
+        sourceDim: 3,
+        targetDim: 2,
+        confidence: conf,
+        sampleCount: 4,
+        metrics: { mean_cosine: 0.9 },
+        params: encodeMap(f),
+        jobId: null,
+      });
+      await pg.db.transaction((tx) => replaceTranslations(tx, [row('tr_a', 'm/a', 'm/b', 0.5)]));
+      await pg.db.transaction((tx) => replaceTranslations(tx, [row('tr_b', 'm/a', 'm/b', 0.7)]));
+      const reg = createTranslationRegistry({ db: pg.db, builtinDir: '/nonexistent' });
+      const list = await reg.list('default');
+      assert.deepEqual(
+        list.map((x) => [x.translation_id, x.confidence]),
+        [['tr_b', 0.7]],
+        'retraining a pair replaces its row',
+      );
+      const t = await reg.findTranslation('default', 'm/a', 'm/b');
+      assert.ok(t);
+      const out = applyTranslation(t, [0, 1, 0]);
+      assert.ok(Math.abs(out[1]! - 1) < 1e-3, `decoded map from bytea: ${Array.from(out)}`);
+      assert.equal(await reg.findTranslation('other', 'm/a', 'm/b'), null);
+      assert.equal(await reg.resolveModel('default', 'b'), 'm/b');
+    } finally {
+      await pg.drop();
+    }
+  });
+});

@@ -56,15 +56,15 @@ export async function retrievalThroughTranslation(dir: string, models: { glove: 
   const qText = queries.map((q) => q.text);
   const dv = { glove: await embed(models.glove, docText), use: await embed(models.use, docText) };
   const qv = { glove: await embed(models.glove, qText), use: await embed(models.use, qText) };
-  const useToGlove = (v: Float32Array) => translateVector(pair.forward, v);
-  const gloveToUse = (v: Float32Array) => translateVector(pair.backward, v);
+  const mapUseToGlove = (v: Float32Array) => translateVector(pair.forward, v);
+  const mapGloveToUse = (v: Float32Array) => translateVector(pair.backward, v);
   const r4 = (v: number) => Math.round(v * 10000) / 10000;
   const nativeUse = meanNdcg(qv.use, qids, dv.use, dids, qrels);
   const nativeGlove = meanNdcg(qv.glove, qids, dv.glove, dids, qrels);
-  const qGloveToUse = meanNdcg(qv.glove.map(gloveToUse), qids, dv.use, dids, qrels);
-  const qUseToGlove = meanNdcg(qv.use.map(useToGlove), qids, dv.glove, dids, qrels);
-  const dUseToGlove = meanNdcg(qv.glove, qids, dv.use.map(useToGlove), dids, qrels);
-  const dGloveToUse = meanNdcg(qv.use, qids, dv.glove.map(gloveToUse), dids, qrels);
+  const qGloveToUse = meanNdcg(qv.glove.map(mapGloveToUse), qids, dv.use, dids, qrels);
+  const qUseToGlove = meanNdcg(qv.use.map(mapUseToGlove), qids, dv.glove, dids, qrels);
+  const dUseToGlove = meanNdcg(qv.glove, qids, dv.use.map(mapUseToGlove), dids, qrels);
+  const dGloveToUse = meanNdcg(qv.use, qids, dv.glove.map(mapGloveToUse), dids, qrels);
   return {
     queries: qids.length,
     documents: dids.length,
