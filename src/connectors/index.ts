@@ -12,4 +12,5 @@ export {
   listConnectors,
   updateConnectorFields,
 } from './store.ts';
+export { enableWebhook, receiveWebhook, webhookDeliveryPath, type WebhookOutcome } from './webhooks.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';

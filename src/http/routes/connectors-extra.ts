@@ -1,6 +1,7 @@
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { completeOAuth, createOAuthUrl, getConnector, OAUTH_CALLBACK_PATH } from '../../connectors/index.ts';
-import { Errors } from '../../platform/errors.ts';
+import { completeOAuth, createOAuthUrl, enableWebhook, getConnector, OAUTH_CALLBACK_PATH, receiveWebhook } from '../../connectors/index.ts';
+import { AppError, Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -51,4 +52,54 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
       return { status: 'connected' as const, connector_id: outcome.connectorId };
     },
   );
+
+  app.post(
+    '/v1/connectors/:id/webhook',
+    {
+      config: { permission: 'connector:write' },
+      schema: {
+        summary: 'Enable real-time sync: returns the delivery URL and a new signing secret (shown once) to configure at the vendor',
+        tags: ['connectors'],
+        params: z.object({ id: z.string().min(1).max(200) }),
+        response: {
+          201: z.object({ connector_id: z.string(), delivery_url: z.string(), secret: z.string(), content_type: z.string(), events: z.array(z.string()) }),
+        },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await enableWebhook(deps, principalOf(request), request.params.id)),
+  );
+
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<ZodTypeProvider>();
+    // Signatures cover the exact bytes the vendor sent, so this route keeps the raw body.
+    scope.removeContentTypeParser(['application/json']);
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.post(
+      '/v1/connectors/:id/webhook/deliveries',
+      {
+        // Vendors send no API key: the signature (X-Hub-Signature-256, Linear-Signature) authenticates the delivery.
+        config: { permission: 'public' },
+        schema: {
+          summary: 'Inbound vendor webhook delivery (signature-verified)',
+          tags: ['connectors'],
+          params: z.object({ id: z.string().min(1).max(200) }),
+          response: {
+            202: z.object({ status: z.enum(['applied', 'ignored']), event: z.string(), upserted: z.number().int().optional(), deleted: z.number().int().optional(), reason: z.string().optional() }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const headers: Record<string, string | undefined> = {};
+        for (const [k, v] of Object.entries(request.headers)) headers[k] = Array.isArray(v) ? v.join(',') : v;
+        const outcome = await receiveWebhook(deps, {
+          connectorId: request.params.id,
+          headers,
+          rawBody: typeof request.body === 'string' ? request.body : '',
+          log: deps.log.child({ reqId: request.id }),
+        });
+        if (outcome.status === 'rejected') throw new AppError('invalid_signature', 401, `webhook delivery rejected: ${outcome.reason}`);
+        return reply.status(202).send(outcome);
+      },
+    );
+  });
 }
