@@ -151,9 +151,9 @@ export function chunkDocument(doc: ChunkInput, opts: ChunkOptions): Chunk[] {
     const t = text.trim();
     if (t) chunks.push({ ordinal: chunks.length, content: t, heading });
   };
-  const append = (text: string) => {
+  const append = (text: string, sep = '\n\n') => {
     if (!buf) bufHeading = headingPath();
-    buf = buf ? `${buf}\n\n${text}` : text;
+    buf = buf ? `${buf}${sep}${text}` : text;
   };
   /** Ends the current chunk; with `carry`, its tail opens the next one (same section). */
   const flush = (carry: boolean) => {
@@ -188,12 +188,14 @@ export function chunkDocument(doc: ChunkInput, opts: ChunkOptions): Chunk[] {
       append(block.text);
       continue;
     }
-    // Oversized block: split it, carrying overlap between its pieces.
-    const room = Math.max(50, max - (buf ? buf.length + 2 : 0));
-    const pieces = splitLong(block.text, block.kind, buf ? Math.min(room, max - overlap) : max - overlap);
+    // Oversized block: split it, carrying overlap between its pieces (joined as the block was).
+    const sep = block.kind === 'code' ? '\n' : ' ';
+    const pieces = splitLong(block.text, block.kind, Math.max(20, max - overlap - sep.length));
+    let first = true;
     for (const piece of pieces) {
-      if (buf && buf.length + 2 + piece.length > max) flush(true);
-      append(piece);
+      if (buf && buf.length + sep.length + piece.length > max) flush(true);
+      append(piece, first && buf && !buf.endsWith(piece) ? '\n\n' : sep);
+      first = false;
     }
   }
   if (buf && !(chunks.length > 0 && overlapTailOnly(buf, chunks))) emit(buf, bufHeading);

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  countDocuments,
+  deleteConnectorDocuments,
+  deleteDocuments,
+  type DocumentsDeps,
+  EMBED_JOB_KIND,
+  embedJobHandler,
+  getDocument,
+  listExternalIds,
+  searchPassages,
+  upsertDocuments,
+} from '../../src/documents/index.ts';
+import { bm25Score } from '../../src/documents/fusion.ts';
+import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
+import { createWorker } from '../../src/platform/jobs/index.ts';
+import { silentLog } from '../support/db.ts';
+import { hashEmbedder, registryOf } from './hash-embedder.ts';
+
+const T = 'default';
+const SRC = 'api-suite';
+const docs = [
+  { external_id: 'car', title: 'Fleet', content: 'The company car must be returned with a full tank.', updated_at: '2026-01-10T00:00:00Z', author: 'ops' },
+  { external_id: 'doc', title: 'Health', content: 'Visit the doctor for the yearly checkup; the doctor bills the insurer.', updated_at: '2026-03-01T00:00:00Z', author: 'hr' },
+  { external_id: 'tea', title: 'Kitchen', content: 'Green tea and black tea are in the left cupboard.', updated_at: '2026-02-01T00:00:00Z', author: 'ops' },
+];
+
+/** The documents storage and search contract, run against one backend. */
+export function documentsStorageSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; close(): Promise<void> }>): void {
+  describe(`documents storage and search on ${name}`, () => {
+    let db: DatabaseExecutor;
+    let close: () => Promise<void>;
+    let deps: DocumentsDeps;
+    before(async () => {
+      ({ db, close } = await open());
+      await db.query("INSERT INTO tenants (id, name) VALUES ('other', 'other') ON CONFLICT DO NOTHING");
+      await db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name) VALUES ($1, 'default', 'api', 'suite')`, [SRC]);
+      deps = { db, log: silentLog, embeddings: registryOf(hashEmbedder('test/hash-64d', 64), hashEmbedder('test/other-32d', 32)), hnswMinVectors: 0 };
+    });
+    after(() => close());
+
+    const statsAreExact = async () => {
+      const drift = await db.query(
+        `WITH truth AS (SELECT c.tenant_id, u.term, count(*)::int AS df FROM chunks c, unnest(c.terms) u(term) GROUP BY 1, 2)
+         SELECT coalesce(t.term, s.term) AS term FROM truth t FULL JOIN chunk_term_stats s ON s.tenant_id = t.tenant_id AND s.term = t.term
+         WHERE t.df IS DISTINCT FROM s.df`,
+      );
+      assert.deepEqual(drift.rows, [], 'document frequencies match the chunks');
+      const corpus = await db.query<{ a: number; b: number; c: number; d: number }>(
+        `SELECT (SELECT coalesce(sum(chunk_count), 0)::int FROM chunk_corpus_stats) a, (SELECT count(*)::int FROM chunks) b,
+                (SELECT coalesce(sum(total_length), 0)::int FROM chunk_corpus_stats) c, (SELECT coalesce(sum(length), 0)::int FROM chunks) d`,
+      );
+      assert.equal(corpus.rows[0]?.a, corpus.rows[0]?.b);
+      assert.equal(corpus.rows[0]?.c, corpus.rows[0]?.d);
+    };
+
+    it('upserts through a durable embed job and finds by meaning as well as by words', async () => {
+      const r = await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: docs });
+      assert.equal(r.added, 3);
+      assert.ok(r.embed_job_id);
+      const lexicalFirst = await searchPassages(deps, { tenantId: T, query: 'doctor checkup', limit: 5 });
+      assert.equal(lexicalFirst[0]?.external_id, 'doc', 'full-text works before vectors exist');
+      assert.equal(lexicalFirst[0]?.semantic_score, null);
+
+      const worker = createWorker({ db, log: silentLog, handlers: new Map([[EMBED_JOB_KIND, embedJobHandler(deps)]]), concurrency: 1, pollMs: 50 });
+      assert.equal(await worker.drain(), 1);
+      const job = await db.query<{ status: string; progress: number }>('SELECT status, progress FROM jobs WHERE id = $1', [r.embed_job_id]);
+      assert.deepEqual(job.rows[0], { status: 'completed', progress: 1 });
+      const d = await db.query<{ embedding_model: string }>('SELECT embedding_model FROM documents WHERE tenant_id = $1 ORDER BY external_id', [T]);
+      assert.deepEqual(d.rows.map((x) => x.embedding_model), ['test/hash-64d', 'test/hash-64d', 'test/hash-64d']);
+
+      // "automobile" shares no word with the car document: only the vector path can find it.
+      const byMeaning = await searchPassages(deps, { tenantId: T, query: 'automobile', limit: 3, mode: 'vector' });
+      assert.equal(byMeaning[0]?.external_id, 'car');
+      assert.ok((byMeaning[0]?.semantic_score ?? 0) > 0.2);
+      assert.equal(byMeaning[0]?.vector?.length, 64);
+      const hybrid = await searchPassages(deps, { tenantId: T, query: 'automobile tank', limit: 3 });
+      assert.equal(hybrid[0]?.external_id, 'car');
+      assert.ok((hybrid[0]?.lexical_score ?? 0) > 0 && (hybrid[0]?.semantic_score ?? 0) > 0);
+      const rrf = await searchPassages(deps, { tenantId: T, query: 'physician', limit: 3, fusion: 'rrf' });
+      assert.equal(rrf[0]?.external_id, 'doc');
+      await statsAreExact();
+    });
+
+    it('computes BM25 in SQL exactly as the reference formula', async () => {
+      const [hit] = await searchPassages(deps, { tenantId: T, query: 'tea cupboard', limit: 1, mode: 'lexical' });
+      assert.ok(hit);
+      const chunk = await db.query<{ terms: string[]; tfs: number[]; length: number }>('SELECT terms, tfs, length FROM chunks WHERE id = $1', [hit.chunk_id]);
+      const corpus = await db.query<{ n: number; total: number }>('SELECT chunk_count::int AS n, total_length::int AS total FROM chunk_corpus_stats WHERE tenant_id = $1', [T]);
+      const df = await db.query<{ term: string; df: number }>("SELECT term, df FROM chunk_term_stats WHERE tenant_id = $1 AND term IN ('tea', 'cupboard')", [T]);
+      const row = chunk.rows[0];
+      const c = corpus.rows[0];
+      assert.ok(row && c);
+      const terms = df.rows.map((t) => ({ tf: Number(row.tfs[row.terms.indexOf(t.term)] ?? 0), df: t.df }));
+      const expected = bm25Score(terms, row.length, { chunkCount: c.n, avgLength: c.total / c.n });
+      assert.ok(Math.abs(hit.lexical_score - expected) < 1e-6, `${hit.lexical_score} vs ${expected}`);
+      assert.equal(Number(row.tfs[row.terms.indexOf('tea')]), 2, "'tea' occurs twice");
+    });
+
+    it('is a no-op for unchanged content and re-embeds changed content', async () => {
+      const before = await db.query<{ id: string }>('SELECT id FROM chunks ORDER BY id');
+      const same = await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: docs });
+      assert.deepEqual([same.added, same.updated, same.unchanged, same.embed_job_id], [0, 0, 3, null]);
+      assert.deepEqual((await db.query<{ id: string }>('SELECT id FROM chunks ORDER BY id')).rows, before.rows);
+
+      const changed = await upsertDocuments(deps, {
+        tenantId: T,
+        connectorId: SRC,
+        documents: [{ ...docs[2], content: 'Coffee beans are in the right cupboard.' } as (typeof docs)[number]],
+        embed: 'inline',
+      });
+      assert.equal(changed.updated, 1);
+      const tea = await searchPassages(deps, { tenantId: T, query: 'green tea', limit: 5, mode: 'lexical' });
+      assert.ok(!tea.some((p) => p.external_id === 'tea'), 'old chunks are gone');
+      const coffee = await searchPassages(deps, { tenantId: T, query: 'coffee beans', limit: 1 });
+      assert.equal(coffee[0]?.external_id, 'tea');
+      assert.ok(coffee[0]?.semantic_score !== null, 'inline mode embedded the new chunk');
+      await statsAreExact();
+    });
+
+    it('filters by time, author and source, and keeps tenants apart', async () => {
+      const after = await searchPassages(deps, { tenantId: T, query: 'doctor car tank cupboard', limit: 10, mode: 'lexical', filters: { after: '2026-02-15T00:00:00Z' } });
+      assert.deepEqual(after.map((p) => p.external_id), ['doc']);
+      const ops = await searchPassages(deps, { tenantId: T, query: 'doctor car tank cupboard', limit: 10, filters: { authors: ['ops'] } });
+      assert.deepEqual(new Set(ops.map((p) => p.external_id)), new Set(['car', 'tea']));
+      assert.equal((await searchPassages(deps, { tenantId: T, query: 'doctor', limit: 5, sources: ['elsewhere'] })).length, 0);
+
+      await db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name) VALUES ('api-o', 'other', 'api', 'o')`);
+      const o = await upsertDocuments(deps, { tenantId: 'other', connectorId: 'api-o', documents: [{ external_id: 'car', title: 'Other fleet', content: 'Their doctor drives a car.' }], embed: 'inline' });
+      const mine = await searchPassages(deps, { tenantId: T, query: 'doctor car', limit: 10 });
+      assert.ok(mine.every((p) => p.source_node === SRC));
+      assert.equal(await getDocument(db, T, o.documents[0]?.id ?? ''), null);
+      assert.equal((await getDocument(db, 'other', o.documents[0]?.id ?? ''))?.title, 'Other fleet');
+      assert.equal(await countDocuments(db, T, SRC), 3);
+      assert.equal(await countDocuments(db, 'other'), 1);
+      await statsAreExact();
+    });
+
+    it('leaves vectors of another model unscored instead of comparing across spaces', async () => {
+      const res = await searchPassages(deps, { tenantId: T, query: 'doctor', limit: 5, queryModel: 'test/other-32d' });
+      assert.ok(res.length > 0);
+      assert.ok(res.every((p) => p.semantic_score === null && p.embedding_model === 'test/hash-64d'));
+    });
+
+    it('deletes documents with their chunks and vectors', async () => {
+      assert.deepEqual(await listExternalIds(db, T, SRC), ['car', 'doc', 'tea']);
+      assert.equal((await deleteDocuments(deps, { tenantId: T, connectorId: SRC, externalIds: ['car', 'nope'] })).deleted, 1);
+      assert.deepEqual(await listExternalIds(db, T, SRC), ['doc', 'tea']);
+      await statsAreExact();
+      assert.equal((await deleteConnectorDocuments(deps, { tenantId: T, connectorId: SRC })).deleted, 2);
+      const left = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1', [T]);
+      assert.equal(left.rows[0]?.n, 0);
+      await statsAreExact();
+      assert.equal((await db.query("SELECT 1 FROM chunk_term_stats WHERE tenant_id = 'default'")).rows.length, 0);
+      assert.equal(await countDocuments(db, 'other'), 1, 'the other tenant is untouched');
+    });
+  });
+}
