@@ -180,6 +180,14 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
     await row.getByRole('button', { name: 'Resume' }).click();
     await row.getByRole('button', { name: 'Pause' }).waitFor();
     await shot(page, 'connectors');
+    await row.getByRole('link', { name: 'Runbooks (push)' }).click();
+    await page.getByRole('heading', { name: 'Runbooks (push)' }).waitFor();
+    await page.getByText('No sync has run yet.').waitFor();
+    await page.getByRole('button', { name: 'Sync now (incremental)' }).click();
+    // A push connector has nothing to sync: the API's reason is shown as it is.
+    await page.getByRole('alert').filter({ hasText: 'Action failed' }).waitFor();
+    await shot(page, 'connector-detail');
+    await page.getByRole('link', { name: '← All connectors' }).click();
     await row.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete connector' }).click();
     await row.waitFor({ state: 'detached' });

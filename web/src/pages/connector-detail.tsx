@@ -5,7 +5,7 @@ import { relativeTime } from '../lib/format.ts';
 import { documentSeries, parseSyncRuns, type SyncRun } from '../lib/sync-history.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSession } from '../session.tsx';
-import { deleteConnector, oauthUrl, setPaused, StatusBadge, syncConnector } from './connector-shared.tsx';
+import { deleteConnector, oauthUrl, parseCatalog, setPaused, StatusBadge, syncConnector } from './connector-shared.tsx';
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v ? v : undefined;
@@ -19,11 +19,15 @@ export function ConnectorDetailPage({ id }: { id: string }) {
     await fn();
     detail.reload();
   });
+  const catalog = useLoad((signal) => api<unknown>('/v1/connectors/catalog', { signal }).then(parseCatalog), []);
   const c = detail.data && isRecord(detail.data.connector) ? detail.data.connector : detail.data;
   const now = new Date();
   const status = str(c?.status) ?? 'unknown';
   const type = str(c?.connector_type) ?? '';
   const runs = c ? parseSyncRuns(c) : [];
+  const kind = catalog.data?.find((k) => k.connector_type === type);
+  const oauthKind = kind ? kind.raw.oauth === true || /oauth/i.test(kind.auth_type ?? '') : false;
+  const schedule = c && isRecord(c.schedule) ? c.schedule : null;
   return (
     <>
       <p>
@@ -55,6 +59,12 @@ export function ConnectorDetailPage({ id }: { id: string }) {
               <dd title={str(c.last_sync_at)}>{relativeTime(str(c.last_sync_at), now)}</dd>
             </div>
           </dl>
+          {str(c.status_reason) && <p className="notice">{str(c.status_reason)}</p>}
+          {schedule && (str(schedule.next_incremental_at) || str(schedule.next_full_at)) && (
+            <p className="muted small">
+              Next incremental sync {relativeTime(str(schedule.next_incremental_at), now)} · next full sync {relativeTime(str(schedule.next_full_at), now)}
+            </p>
+          )}
           {str(c.last_error) && (
             <div className="error" role="alert">
               Last error: {str(c.last_error)}
@@ -71,7 +81,7 @@ export function ConnectorDetailPage({ id }: { id: string }) {
               <button type="button" className="secondary" disabled={act.pending} onClick={() => void act.run(() => setPaused(id, status !== 'paused'))}>
                 {status === 'paused' ? 'Resume' : 'Pause'}
               </button>
-              {(status === 'connecting' || status === 'disconnected' || status === 'error') && type && (
+              {oauthKind && (status === 'connecting' || status === 'disconnected' || status === 'error') && (
                 <button
                   type="button"
                   className="secondary"

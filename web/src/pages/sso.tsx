@@ -275,7 +275,7 @@ function TestPanel() {
       <h2 id="test-h">Test the configuration</h2>
       <p className="muted">Checks the configuration without affecting sign-in, and dry-run parses a pasted SAML response: no user or session is created.</p>
       <form onSubmit={(e) => void submit(e)}>
-        <Field label="SAML response (optional, base64 or XML)">
+        <Field label="SAML response to dry-run (optional, base64 as the IdP posts it)">
           {(id) => <textarea id={id} rows={4} value={samlResponse} onChange={(e) => setSamlResponse(e.target.value)} spellCheck={false} />}
         </Field>
         <ErrorBox error={test.error} />
