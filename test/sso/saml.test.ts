@@ -195,6 +195,31 @@ describe('SAML single sign-on', () => {
     assert.equal(res.headers['set-cookie'], undefined);
   });
 
+  it("keeps tenants apart: another tenant's IdP cannot answer this tenant's request, and signs in only to its own", async () => {
+    // The attacker administers tenant acme and its IdP (the attacker key); the victim is tenant default.
+    const acmeKey = await t.keyWith(['admin'], 'acme');
+    const ACME_IDP = 'https://idp.acme.test';
+    const cfg = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/sso/saml',
+      headers: { authorization: acmeKey.authorization },
+      payload: { idp_entity_id: ACME_IDP, idp_sso_url: idpUrl, idp_certificate: attacker.certPem },
+    });
+    assert.equal(cfg.statusCode, 200);
+    const victimRequest = await startLogin();
+    const forged = await post(sign(responseXml(fields(victimRequest, { issuer: ACME_IDP, nameId: 'ceo@example.com' })), attacker));
+    assert.equal(forged.statusCode, 401);
+    assert.equal(forged.json().error.code, 'saml_signature_invalid');
+    const acmeStart = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/login?tenant_id=acme' });
+    const acmeRequest = readAuthnRequest(String(acmeStart.headers.location)).id;
+    const own = await post(sign(responseXml(fields(acmeRequest, { issuer: ACME_IDP, nameId: 'ceo@example.com', attributes: { email: 'ceo@example.com' } })), attacker));
+    assert.equal(own.statusCode, 302, own.body);
+    const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie: sessionCookie(own).split(';')[0]! } });
+    assert.equal(me.json().tenant_id, 'acme');
+    const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=auth.sso*', headers: { cookie: sessionCookie(own).split(';')[0]! } });
+    assert.equal(audit.statusCode, 403, 'a viewer of acme reads no audit, and never default’s');
+  });
+
   it('rejects a replayed assertion', async () => {
     const id = await startLogin();
     const xml = sign(responseXml(fields(id)), keys);
