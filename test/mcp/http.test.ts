@@ -160,6 +160,34 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(rebound.json().error.code, 'host_not_allowed');
   });
 
+  it('enforces the permission matrix over MCP: each permission × each tool, listed and callable alike', async () => {
+    const permissionOf: Record<string, string> = { query_knowledge: 'query', get_document: 'query', list_connectors: 'connector:read', execute_action: 'connector:write' };
+    const args: Record<string, Record<string, unknown>> = {
+      query_knowledge: { query: 'anything' },
+      get_document: { document_id: 'doc_x' },
+      list_connectors: {},
+      execute_action: { connector_id: 'github-abc123', intent: 'close issue 1' },
+    };
+    for (const perm of ['query', 'connector:read', 'connector:write'] as const) {
+      const k = await t.keyWith([perm]);
+      const client = await httpClient(base, k.authorization);
+      try {
+        const listed = (await client.listTools()).tools.map((x) => x.name);
+        for (const tool of Object.keys(permissionOf)) {
+          const allowed = permissionOf[tool] === perm;
+          assert.equal(listed.includes(tool), allowed, `${perm} lists ${tool}: ${allowed}`);
+          const outcome = await client.callTool({ name: tool, arguments: args[tool] }).then(
+            () => 'called',
+            (err: unknown) => (err instanceof McpError && err.code === -32602 && err.message.includes(`Unknown tool: ${tool}`) ? 'unknown' : String(err)),
+          );
+          assert.equal(outcome, allowed ? 'called' : 'unknown', `${perm} × ${tool}`);
+        }
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
   it('fails a tool call the key lacks exactly like an unknown tool', async () => {
     const k = await t.keyWith(['query']);
     const client = await httpClient(base, k.authorization);
