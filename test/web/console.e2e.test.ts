@@ -343,5 +343,11 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Atrium' }).waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.getItem('atrium.apiKey')), null);
+    if (paths.has('/v1/auth/sso/saml')) {
+      // SAML was configured above: the sign-in page offers the tenant's SSO login.
+      const sso = page.getByRole('link', { name: /^Sign in with / });
+      await sso.waitFor();
+      assert.equal(await sso.getAttribute('href'), '/v1/auth/sso/login?tenant_id=default');
+    }
   });
 });
