@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { parseSelfHostedConfig, type SelfHostedServer, startSelfHostedServer } from '../../src/mcp/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { silentLog } from '../support/db.ts';
-import { BIN } from '../support/spawn.ts';
+import { BIN, freePort } from '../support/spawn.ts';
 import { addConnector, listen } from './support.ts';
 
 const run = promisify(execFile);
@@ -19,21 +19,42 @@ async function inspect(args: string[], env: Record<string, string> = {}): Promis
   return JSON.parse(stdout);
 }
 
-describe('MCP Inspector CLI against Atrium', () => {
+describe('MCP Inspector CLI against `atrium mcp-server` and `atrium mcp --stdio`', () => {
   let t: TestApp;
   let service: string;
   let apiKey: string;
-  let mcp: SelfHostedServer;
+  let mcp: { url: string; child: ChildProcess };
+  let dir: string;
   before(async () => {
     t = await createTestApp();
     service = await listen(t);
     await addConnector(t, 'linear-team42', 'default', 'linear');
     apiKey = (await t.keyWith(['query', 'connector:read'])).authorization.slice('Bearer '.length);
-    mcp = await startSelfHostedServer(parseSelfHostedConfig({ port: 0, service_base_url: service, service_api_key: apiKey }, {}), silentLog);
+    // The self-hosted server as users start it: `atrium mcp-server --config file.json`, key from the environment.
+    dir = await mkdtemp(path.join(os.tmpdir(), 'atrium-mcp-server-'));
+    const port = await freePort();
+    const configFile = path.join(dir, 'mcp-server.json');
+    await writeFile(configFile, JSON.stringify({ port, service_base_url: service, rate_limit: { requests_per_minute: 600 } }));
+    const child = spawn(process.execPath, [BIN, 'mcp-server', '--config', configFile], {
+      env: { ...process.env, ATRIUM_API_KEY: apiKey, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    mcp = { url: `http://127.0.0.1:${port}`, child };
+    for (let i = 0; ; i++) {
+      const ok = await fetch(`${mcp.url}/health`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (i > 600 || child.exitCode !== null) throw new Error('atrium mcp-server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
   after(async () => {
-    await mcp?.close();
+    if (mcp && mcp.child.exitCode === null) {
+      const exited = new Promise((r) => mcp.child.once('exit', r));
+      mcp.child.kill('SIGTERM');
+      await exited;
+    }
     await t.close();
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('lists and calls tools and reads a resource over Streamable HTTP', async () => {
