@@ -1,6 +1,6 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { completeOAuth, createOAuthUrl, enableWebhook, getConnector, OAUTH_CALLBACK_PATH, receiveWebhook } from '../../connectors/index.ts';
+import { completeOAuth, createOAuthUrl, enableWebhook, executeAction, getConnector, OAUTH_CALLBACK_PATH, receiveWebhook } from '../../connectors/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
@@ -67,6 +67,37 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
       },
     },
     async (request, reply) => reply.status(201).send(await enableWebhook(deps, principalOf(request), request.params.id)),
+  );
+
+  app.post(
+    '/v1/connectors/:id/execute',
+    {
+      config: { permission: 'connector:write' },
+      schema: {
+        summary: "Run a natural-language intent as calls of the connector's actions (LLM tool calling, or the rule-based planner)",
+        tags: ['connectors'],
+        params: z.object({ id: z.string().min(1).max(200) }),
+        body: z.object({ intent: z.string().trim().min(1).max(4000), context: z.record(z.string(), z.unknown()).optional(), dry_run: z.boolean().default(false) }),
+        response: {
+          200: z.object({
+            connector_id: z.string(),
+            intent: z.string(),
+            planner: z.enum(['llm', 'rules']),
+            dry_run: z.boolean(),
+            calls: z.array(
+              z.object({
+                action: z.string(),
+                parameters: z.record(z.string(), z.unknown()),
+                status: z.enum(['planned', 'succeeded', 'failed']),
+                result: z.record(z.string(), z.unknown()).optional(),
+                error: z.string().optional(),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => executeAction(deps, principalOf(request), request.params.id, request.body),
   );
 
   await app.register(async (plain) => {

@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { ActionDefinition } from '../contract.ts';
+
+/**
+ * The rule-based planner used when no LLM is configured. Documented rules (docs/connectors.md):
+ * an action is chosen when the intent contains one of its trigger words (`create_issue`: create/open/file
+ * + issue; `comment_on_issue`: comment/reply); each parameter comes from `context[name]` first, else from
+ * the intent text: `repository` = the first owner/name token, `issue_number` = `#123`, text parameters
+ * (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon.
+ */
+export interface PlannedCall {
+  readonly action: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+const TRIGGERS: Record<string, RegExp> = {
+  create_issue: /\b(create|open|file|new|raise)\b.*\b(issue|bug|ticket)\b/i,
+  comment_on_issue: /\b(comment|reply|respond)\b/i,
+};
+
+function extract(name: string, intent: string): unknown {
+  if (name === 'repository') return /\b([\w.-]+\/[\w.-]+)\b/.exec(intent)?.[1];
+  if (name === 'issue_number') {
+    const m = /#(\d+)/.exec(intent);
+    return m?.[1] ? Number(m[1]) : undefined;
+  }
+  const quoted = /["“]([^"”]+)["”]/.exec(intent)?.[1];
+  if (quoted) return quoted;
+  const colon = intent.indexOf(':');
+  return colon >= 0 ? intent.slice(colon + 1).trim() || undefined : undefined;
+}
+
+export type RulePlan = { ok: true; calls: PlannedCall[] } | { ok: false; reason: string };
+
+export function planWithRules<C, S>(actions: readonly ActionDefinition<C, S>[], intent: string, context: Record<string, unknown>): RulePlan {
+  const action = actions.find((a) => TRIGGERS[a.name]?.test(intent));
+  if (!action) {
+    return { ok: false, reason: `no rule matches the intent; the rule-based planner understands: ${actions.map((a) => a.name).join(', ')} (configure ATRIUM_LLM_BASE_URL for free-form intents)` };
+  }
+  const shape = action.parameters.shape as Record<string, z.ZodType>;
+  const parameters: Record<string, unknown> = {};
+  for (const name of Object.keys(shape)) {
+    const v = context[name] ?? extract(name, intent);
+    if (v !== undefined) parameters[name] = v;
+  }
+  // A title-less body: a text parameter not found separately reuses the one we did find.
+  if (parameters.body === undefined && 'body' in shape && action.name === 'comment_on_issue') parameters.body = extract('body', intent);
+  return { ok: true, calls: [{ action: action.name, parameters }] };
+}
