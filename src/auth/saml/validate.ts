@@ -101,7 +101,9 @@ function checkStructure(xml: string): { problem: Problem } | { root: Element } {
 function signatureProblem(err: unknown): Problem {
   const msg = err instanceof Error ? err.message : String(err);
   if (/multiple assertions/i.test(msg)) return problem('saml_multiple_assertions', 'the response holds more than one assertion');
-  return problem('saml_signature_invalid', 'the signature does not verify with the configured IdP certificate');
+  if (/signature|signed/i.test(msg)) return problem('saml_signature_invalid', 'the signature does not verify with the configured IdP certificate');
+  // Anything else node-saml refuses is a malformed message (e.g. a missing or unparseable timestamp).
+  return problem('saml_malformed', `the SAML response is malformed: ${msg.replace(/[^\w .,:'()-]/g, '').slice(0, 160)}`);
 }
 
 function readAttributes(assertion: Element): Record<string, string | string[]> {
