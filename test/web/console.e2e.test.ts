@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { createSession } from '../../src/auth/sessions.ts';
+import { upsertUser } from '../../src/auth/users.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from '../support/app.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -145,6 +147,36 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
       const alert = p2.getByRole('alert').first();
       await alert.waitFor();
       assert.match((await alert.textContent()) ?? '', /lacks the 'admin' permission/);
+    } finally {
+      await ctx2.close();
+    }
+  });
+
+  it('recognises an SSO session cookie: the role decides the pages, sign out ends the session', async (ctx) => {
+    if (!requireRoutes(ctx, '/v1/auth/logout')) return;
+    // What the SAML/OIDC callback does after a successful sign-in (the flows themselves are the SSO tests' job).
+    const now = new Date();
+    const user = await upsertUser(t.db, {
+      tenantId: 'default',
+      identity: { email: 'maria@example.com', name: 'Maria', groups: ['engineering'] },
+      role: 'member',
+      provider: 'oidc',
+      externalId: 'maria',
+      now,
+    });
+    const session = await createSession(t.db, { tenantId: 'default', userId: user.id, provider: 'oidc', ttlSeconds: 3600, now });
+    const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      await ctx2.addCookies([{ name: 'atrium_session', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+      const p2 = await ctx2.newPage();
+      await p2.goto(`${base}/connectors`);
+      await p2.getByRole('heading', { name: 'Connectors' }).waitFor();
+      assert.equal(await p2.getByRole('link', { name: 'API keys' }).count(), 0, 'a member is no admin');
+      assert.equal(await p2.getByRole('link', { name: 'Search' }).count(), 1);
+      await p2.getByRole('button', { name: 'Sign out' }).click();
+      await p2.getByRole('heading', { name: 'Sign in to Atrium' }).waitFor();
+      const after = await fetch(`${base}/v1/me`, { headers: { cookie: `atrium_session=${session.token}` } });
+      assert.equal(after.status, 401, 'the session was revoked');
     } finally {
       await ctx2.close();
     }
