@@ -3,8 +3,9 @@ import type { AnyKind, SourceContext } from '../connectors/contract.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
 import { currentOAuthTokens } from '../connectors/oauth/flow.ts';
 import type { ConnectorRecord } from '../connectors/store.ts';
-import { createBuckets, effectiveLimits, parseRetryAfter, takeToken, type WindowBucket } from './limits.ts';
+import { createBuckets, effectiveLimits, takeToken, type WindowBucket } from './limits.ts';
 import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+export { rateLimitFromResponse } from './vendor-errors.ts';
 
 /** In-process token buckets per connector (one worker process; documented: N workers allow N × the rate). */
 const buckets = new Map<string, { signature: string; buckets: WindowBucket[] }>();
@@ -53,15 +54,6 @@ export function vendorFetch(acquire: () => Promise<void>, signal: AbortSignal): 
     await acquire();
     return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
   };
-}
-
-/** A vendor's 429 (or GitHub's exhausted-quota 403) as VendorRateLimitedError, else null. */
-export function rateLimitFromResponse(status: number, header: (name: string) => string | null | undefined): VendorRateLimitedError | null {
-  const exhausted = status === 403 && header('x-ratelimit-remaining') === '0';
-  if (status !== 429 && !exhausted) return null;
-  const reset = header('x-ratelimit-reset');
-  const retryAfter = parseRetryAfter(header('retry-after'), Date.now()) ?? (reset ? Math.max(0, Number(reset) * 1000 - Date.now()) : null);
-  return new VendorRateLimitedError(`vendor rate limit (HTTP ${status})`, retryAfter);
 }
 
 /** Finds a vendor error in an error's cause chain (SDKs wrap what fetch throws). */

@@ -6,7 +6,8 @@ import type { ActionDefinition } from '../contract.ts';
  * an action is chosen when the intent contains one of its trigger words (`create_issue`: create/open/file
  * + issue; `comment_on_issue`: comment/reply); each parameter comes from `context[name]` first, else from
  * the intent text: `repository` = the first owner/name token, `issue_number` = `#123`, text parameters
- * (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon.
+ * (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon; the free text
+ * fills only the first text parameter the context leaves empty.
  */
 export interface PlannedCall {
   readonly action: string;
@@ -39,11 +40,14 @@ export function planWithRules<C, S>(actions: readonly ActionDefinition<C, S>[], 
   }
   const shape = action.parameters.shape as Record<string, z.ZodType>;
   const parameters: Record<string, unknown> = {};
+  let freeTextUsed = false;
   for (const name of Object.keys(shape)) {
-    const v = context[name] ?? extract(name, intent);
+    const structured = name === 'repository' || name === 'issue_number';
+    // The intent's free text fills one text parameter only (the first: a title, or a comment body).
+    const fromIntent = structured || !freeTextUsed ? extract(name, intent) : undefined;
+    const v = context[name] ?? fromIntent;
+    if (!structured && context[name] === undefined && fromIntent !== undefined) freeTextUsed = true;
     if (v !== undefined) parameters[name] = v;
   }
-  // A title-less body: a text parameter not found separately reuses the one we did find.
-  if (parameters.body === undefined && 'body' in shape && action.name === 'comment_on_issue') parameters.body = extract('body', intent);
   return { ok: true, calls: [{ action: action.name, parameters }] };
 }

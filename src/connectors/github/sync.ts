@@ -1,7 +1,6 @@
 import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { rateLimitFromResponse } from '../../sync/context.ts';
-import { VendorAuthError } from '../../sync/vendor-errors.ts';
+import { rateLimitFromResponse, VendorAuthError } from '../../sync/vendor-errors.ts';
 import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
 import { discussionToDocument, fileToDocument, type GhDiscussion, type GhIssue, type GhRepo, issueToDocument, laterIso, repoToDocument, wantedFile } from './map.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
