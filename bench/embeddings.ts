@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config/index.ts';
 import { averageWordVectors, indexWordVectors } from '../src/embeddings/glove/average.ts';
 import { ensureGloveCache } from '../src/embeddings/glove/cache.ts';
 import { decodeWordVectors } from '../src/embeddings/glove/format.ts';
-import { createGloveProvider, createUseProvider, type EmbeddingProvider } from '../src/embeddings/index.ts';
+import { createDistilledUseProvider, createGloveProvider, createUseProvider, type EmbeddingProvider } from '../src/embeddings/index.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data');
@@ -108,6 +108,11 @@ const gloveDocs = kilobyteDocs(5000, datasets);
 await glove.embed(gloveDocs.slice(0, 200));
 const gloveRate = await throughput(glove, gloveDocs, 256);
 
+// The static distillation of USE (committed artefact + USE's tokenizer).
+const distilled = createDistilledUseProvider({ root: path.resolve(import.meta.dirname, '..') });
+const distilledLoad = await distilled.load();
+const distilledRate = await throughput(distilled, gloveDocs.slice(0, 2000), 256);
+
 // USE: first call = start a worker thread + load the tfjs graph (28 MB) + one tiny batch.
 const use1 = createUseProvider({ workers: 1 });
 let t0 = performance.now();
@@ -124,6 +129,7 @@ const load = os.loadavg()[0]!.toFixed(1);
 log(`| model | load | ~1 KB docs/s | notes |`);
 log(`|---|---|---|---|`);
 log(`| builtin/glove-100d | ${Math.round(gloveLoad)} ms (binary Int8 cache, ${(fs.statSync(path.join(cacheDir, 'glove-100d.i8.bin')).size / 2 ** 20).toFixed(0)} MiB) | ${Math.round(gloveRate).toLocaleString('en')} | main thread, one core |`);
+log(`| builtin/use-distilled-512d | ${Math.round(distilledLoad)} ms (4 MiB artefact + vocabulary) | ${Math.round(distilledRate).toLocaleString('en')} | main thread, one core |`);
 log(`| builtin/use-lite-512d, 1 worker | ${Math.round(useLoad)} ms (thread start + model) | ${use1Rate.toFixed(1)} | tfjs WASM SIMD, batches of 8 |`);
 log(`| builtin/use-lite-512d, ${cores} workers | — | ${useNRate.toFixed(1)} | speed-up ×${(useNRate / use1Rate).toFixed(2)} over 1 worker |`);
 log('');
@@ -136,6 +142,7 @@ for (const ds of datasets) {
   const cells: string[] = [];
   cells.push((await denseNdcg(ds, (t) => glove.embed(t))).toFixed(3));
   cells.push((await denseNdcg(ds, async (t) => t.map((x) => averageWordVectors(glovePlain, x)))).toFixed(3));
+  cells.push((await denseNdcg(ds, (t) => distilled.embed(t))).toFixed(3));
   if (!quick) {
     t0 = performance.now();
     cells.push((await denseNdcg(ds, (t) => useN.embed(t))).toFixed(3));
@@ -148,8 +155,8 @@ if (rows.length > 0) {
   log('');
   log('Dense-only nDCG@10 (exact cosine over all documents, title + text):');
   log('');
-  log('| dataset | GloVe, SIF-weighted, no stop words (shipped) | GloVe, plain mean, no stop words | USE lite |');
-  log('|---|---|---|---|');
+  log('| dataset | GloVe, SIF-weighted, no stop words (shipped) | GloVe, plain mean, no stop words | USE distilled (static) | USE lite |');
+  log('|---|---|---|---|---|');
   for (const r of rows) log(r);
 }
 
