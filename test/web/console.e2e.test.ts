@@ -333,6 +333,11 @@ describe('web console in Chromium', { timeout: 300_000 }, () => {
     });
     await page.getByRole('link', { name: 'Single sign-on' }).click();
     await page.getByRole('tab', { name: 'SAML 2.0' }).waitFor();
+    // Arrow keys move between the protocol tabs.
+    await page.getByRole('tab', { name: 'SAML 2.0' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.getByLabel('Issuer URL').waitFor();
+    await page.keyboard.press('ArrowLeft');
     await page.getByLabel('IdP entity ID').fill('https://idp.e2e.test/metadata');
     await page.getByLabel('IdP SSO URL').fill('https://idp.e2e.test/sso');
     await page.getByLabel('IdP certificate (PEM)').fill(cert);

@@ -168,5 +168,7 @@ describe('MCP client configurations', () => {
     const cursor = JSON.parse(configs.find((c) => c.id === 'cursor')?.text ?? '{}');
     assert.equal(cursor.mcpServers.atrium.url, 'http://127.0.0.1:8080/v1/expose/mcp');
     assert.equal(cursor.mcpServers.atrium.headers.Authorization, 'Bearer <API_KEY>');
+    const claude = JSON.parse(configs.find((c) => c.id === 'claude-desktop')?.text ?? '{}');
+    assert.deepEqual(claude.mcpServers.atrium.args, ['mcp', '--stdio', '--url', 'http://127.0.0.1:8080']);
   });
 });

@@ -36,7 +36,7 @@ export function clientConfigs(origin: string): ClientConfig[] {
       language: 'json',
       text: json({
         mcpServers: {
-          atrium: { command: '/path/to/atrium/bin/atrium', args: ['mcp', '--stdio'], env: { ATRIUM_API_KEY: KEY_PLACEHOLDER, ATRIUM_BASE_URL: origin } },
+          atrium: { command: '/path/to/atrium/bin/atrium', args: ['mcp', '--stdio', '--url', origin], env: { ATRIUM_API_KEY: KEY_PLACEHOLDER } },
         },
       }),
     },
@@ -61,7 +61,7 @@ export function clientConfigs(origin: string): ClientConfig[] {
     {
       id: 'self-hosted',
       title: 'Self-hosted MCP server',
-      where: 'atrium-mcp.json, then: atrium mcp-server --config atrium-mcp.json',
+      where: 'atrium-mcp.json, then: atrium mcp-server --config atrium-mcp.json; clients use http://127.0.0.1:3333/mcp',
       language: 'json',
       text: json({
         port: 3333,

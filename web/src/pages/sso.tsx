@@ -65,14 +65,35 @@ export function SsoPage() {
       <section className="card" aria-labelledby="provider-h">
         <h2 id="provider-h">Identity provider</h2>
         <p className="muted">Saving a SAML or OIDC configuration makes it the organization's active sign-on provider.</p>
-        <div className="tabs" role="tablist" aria-label="Protocol">
+        <div
+          className="tabs"
+          role="tablist"
+          aria-label="Protocol"
+          onKeyDown={(e) => {
+            // The tabs pattern: arrow keys move between tabs, Tab moves into the panel.
+            if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+            const next = tab === 'saml' ? 'oidc' : 'saml';
+            setTab(next);
+            document.getElementById(`tab-${next}`)?.focus();
+          }}
+        >
           {(['saml', 'oidc'] as const).map((t) => (
-            <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? 'tab active' : 'tab'} onClick={() => setTab(t)}>
+            <button
+              key={t}
+              id={`tab-${t}`}
+              type="button"
+              role="tab"
+              aria-selected={tab === t}
+              aria-controls="provider-panel"
+              tabIndex={tab === t ? 0 : -1}
+              className={tab === t ? 'tab active' : 'tab'}
+              onClick={() => setTab(t)}
+            >
               {t === 'saml' ? 'SAML 2.0' : 'OpenID Connect'}
             </button>
           ))}
         </div>
-        <div role="tabpanel">
+        <div role="tabpanel" id="provider-panel" aria-labelledby={`tab-${tab}`}>
           {!c && !config.error ? <Loading /> : tab === 'saml' ? <SamlForm current={c?.saml ?? null} sp={c?.service_provider} onSaved={reload} /> : <OidcForm current={c?.oidc ?? null} sp={c?.service_provider} onSaved={reload} />}
         </div>
       </section>
