@@ -2,6 +2,8 @@
 export const SESSION_COOKIE = 'atrium_session';
 /** Binds an OIDC sign-in to the browser that started it (login CSRF protection). */
 export const FLOW_COOKIE = 'atrium_sso_flow';
+/** Counts sign-ins this browser started without finishing, to catch redirect loops. */
+export const ATTEMPTS_COOKIE = 'atrium_sso_attempts';
 
 export function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;

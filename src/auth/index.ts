@@ -1,9 +1,9 @@
 export { SsoAudit } from './audit-actions.ts';
 export { configureGroupMapping, configureOidc, configureSaml, configView, problemError, ssoStatus, updateRuntimeConfig } from './config-service.ts';
-export { FLOW_COOKIE, readCookie, SESSION_COOKIE, serializeCookie } from './cookies.ts';
+export { ATTEMPTS_COOKIE, FLOW_COOKIE, readCookie, SESSION_COOKIE, serializeCookie } from './cookies.ts';
 export type { Actor, SsoDeps } from './deps.ts';
 export { isSecureTransport } from './https.ts';
-export { type LoginOutcome, oidcCallback, samlCallback, startLogin } from './login.ts';
+export { LOOP_LIMIT, type LoginOutcome, oidcCallback, samlCallback, startLogin } from './login.ts';
 export { OIDC_CALLBACK_PATH } from './oidc.ts';
 export { PROBLEMS, type Problem, type ProblemCode, problem } from './problems.ts';
 export { ACS_PATH, spMetadata } from './saml/sp.ts';

@@ -6,7 +6,7 @@ import { type MappedIdentity, mapIdentity } from './attributes.ts';
 import { SsoAudit } from './audit-actions.ts';
 import { certificateValidityProblem, parseCertificate } from './certificate.ts';
 import { problemError } from './config-service.ts';
-import { FLOW_COOKIE, serializeCookie } from './cookies.ts';
+import { ATTEMPTS_COOKIE, FLOW_COOKIE, serializeCookie } from './cookies.ts';
 import { type SsoDeps, ssoLog } from './deps.ts';
 import { authorizationRequest, completeAuthorization, OIDC_CALLBACK_PATH, oidcClient } from './oidc.ts';
 import { type Problem, problem } from './problems.ts';
@@ -36,18 +36,35 @@ export interface LoginStart {
   readonly cookies: string[];
 }
 
-/** GET /v1/auth/sso/login: records the outstanding request and returns the IdP URL to redirect to. */
-export async function startLogin(deps: SsoDeps, tenantId: string): Promise<LoginStart> {
+/** Sign-ins a browser may start, each within LOOP_WINDOW_S of the previous, without one completing. */
+export const LOOP_LIMIT = 5;
+export const LOOP_WINDOW_S = 120;
+
+/**
+ * GET /v1/auth/sso/login: records the outstanding request and returns the IdP URL to redirect to. `attempts` is
+ * how many sign-ins this browser started recently without completing one: past LOOP_LIMIT it is a redirect loop
+ * (the callback never lands where the browser started), refused with the remedy instead of another round trip.
+ */
+export async function startLogin(deps: SsoDeps, tenantId: string, attempts = 0): Promise<LoginStart> {
   if (!(await tenantExists(deps.db, tenantId))) throw Errors.notFound('tenant', tenantId);
   const cfg = await getSsoConfig(deps.db, tenantId);
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + REQUEST_TTL_MS);
+  if (cfg?.activeProvider && attempts >= LOOP_LIMIT) {
+    const p = problem(
+      'sso_callback_mismatch',
+      `redirect loop: this browser started ${attempts} sign-ins without completing one; the IdP must send it back to ${spEndpoints(deps.config.publicUrl).acsUrl} or ${deps.config.publicUrl}${OIDC_CALLBACK_PATH} exactly`,
+    );
+    await fail(deps, tenantId, cfg, cfg.activeProvider, [p], { redirect_loop: true });
+    throw problemError(p, 400);
+  }
+  const counter = serializeCookie(ATTEMPTS_COOKIE, String(attempts + 1), { maxAgeSeconds: LOOP_WINDOW_S, path: '/v1/auth' });
   if (cfg?.activeProvider === 'saml' && cfg.saml) {
     const requestId = newRequestId();
     await saveRequest(deps.db, { id: requestId, tenantId, provider: 'saml', expiresAt, now });
     const location = await authnRequestUrl({ publicUrl: deps.config.publicUrl, idpSsoUrl: cfg.saml.idp_sso_url, requestId, relayState: tenantId });
     ssoLog(deps, tenantId, cfg, { provider_type: 'saml', request_id: requestId }, 'sign-in started');
-    return { location, cookies: [] };
+    return { location, cookies: [counter] };
   }
   if (cfg?.activeProvider === 'oidc' && cfg.oidc && cfg.oidcClientSecretEnc) {
     const client = oidcClient({
@@ -69,7 +86,7 @@ export async function startLogin(deps: SsoDeps, tenantId: string): Promise<Login
       now,
     });
     ssoLog(deps, tenantId, cfg, { provider_type: 'oidc' }, 'sign-in started');
-    return { location: auth.url, cookies: [serializeCookie(FLOW_COOKIE, binding, { maxAgeSeconds: REQUEST_TTL_MS / 1000, path: '/v1/auth' })] };
+    return { location: auth.url, cookies: [serializeCookie(FLOW_COOKIE, binding, { maxAgeSeconds: REQUEST_TTL_MS / 1000, path: '/v1/auth' }), counter] };
   }
   throw problemError(problem('sso_not_configured', `tenant '${tenantId}' has no single sign-on configured`));
 }

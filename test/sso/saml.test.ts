@@ -220,6 +220,26 @@ describe('SAML single sign-on', () => {
     assert.equal(audit.statusCode, 403, 'a viewer of acme reads no audit, and never default’s');
   });
 
+  it('detects a redirect loop: a browser restarting sign-in without ever completing it', async () => {
+    const cookies = (res: { headers: Record<string, unknown> }) => ([] as string[]).concat((res.headers['set-cookie'] as string[] | undefined) ?? []);
+    const first = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/login?tenant_id=default' });
+    assert.ok(cookies(first).some((c) => /^atrium_sso_attempts=1; Path=\/v1\/auth; Max-Age=120/.test(c)));
+    const fourth = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/login?tenant_id=default', headers: { cookie: 'atrium_sso_attempts=4' } });
+    assert.equal(fourth.statusCode, 302);
+    assert.ok(cookies(fourth).some((c) => c.startsWith('atrium_sso_attempts=5;')));
+    const loop = await t.app.inject({ method: 'GET', url: '/v1/auth/sso/login?tenant_id=default', headers: { cookie: 'atrium_sso_attempts=5' } });
+    assert.equal(loop.statusCode, 400);
+    assert.equal(loop.json().error.code, 'sso_callback_mismatch');
+    assert.match(loop.json().error.message, /redirect loop/);
+    assert.equal(loop.json().error.details.remedy, 'callback URL must match exactly');
+    const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=auth.sso.login_failed', headers: t.admin });
+    assert.equal(audit.json().events[0].redirect_loop, true);
+    // Completing a sign-in resets the count.
+    const id = readAuthnRequest(String(fourth.headers.location)).id;
+    const ok = await post(sign(responseXml(fields(id)), keys));
+    assert.ok(cookies(ok).some((c) => /^atrium_sso_attempts=; .*Max-Age=0/.test(c)));
+  });
+
   it('rejects a replayed assertion', async () => {
     const id = await startLogin();
     const xml = sign(responseXml(fields(id)), keys);

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   ACS_PATH,
+  ATTEMPTS_COOKIE,
   configureGroupMapping,
   configureOidc,
   configureSaml,
@@ -77,7 +78,11 @@ function finish(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, out
     if (extraCookies.length) reply.header('set-cookie', extraCookies);
     return reply.redirect(`${deps.config.publicUrl}/?sso_error=${encodeURIComponent(outcome.problem.code)}`, 302);
   }
-  reply.header('set-cookie', [serializeCookie(SESSION_COOKIE, outcome.token, { maxAgeSeconds: outcome.ttlSeconds }), ...extraCookies]);
+  reply.header('set-cookie', [
+    serializeCookie(SESSION_COOKIE, outcome.token, { maxAgeSeconds: outcome.ttlSeconds }),
+    serializeCookie(ATTEMPTS_COOKIE, '', { maxAgeSeconds: 0, path: '/v1/auth' }),
+    ...extraCookies,
+  ]);
   reply.header('cache-control', 'no-store');
   return reply.redirect(`${deps.config.publicUrl}/`, 302);
 }
@@ -228,7 +233,8 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
         },
       },
       async (request, reply) => {
-        const start = await startLogin(deps, request.query.tenant_id);
+        const attempts = Number.parseInt(readCookie(request.headers.cookie, ATTEMPTS_COOKIE) ?? '0', 10);
+        const start = await startLogin(deps, request.query.tenant_id, Number.isFinite(attempts) && attempts > 0 ? attempts : 0);
         if (start.cookies.length) reply.header('set-cookie', start.cookies);
         reply.header('cache-control', 'no-store');
         return reply.redirect(start.location, 302);
