@@ -69,10 +69,12 @@ async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: s
  */
 function bm25Sql(stats: TermStats, p: Params): string {
   const { k1, b } = BM25;
+  // idf·(k1+1)·tf/(tf+K) written as idf·(k1+1)·(1 − K/(tf+K)) so each lookup happens once per term.
+  const norm = `${k1} * (${1 - b} + ${b / stats.avgLength} * c.length)`;
   const parts = stats.terms.map(({ term, df }) => {
     const tf = `c.tfs[array_position(c.terms, ${p.add(term)}::text)]`;
-    const idf = bm25Idf(stats.chunkCount, df);
-    return `coalesce(${idf} * ${tf} * ${k1 + 1} / (${tf} + ${k1} * (${1 - b} + ${b / stats.avgLength} * c.length)), 0)`;
+    const w = bm25Idf(stats.chunkCount, df) * (k1 + 1);
+    return `coalesce(${w} * (1 - (${norm}) / (${tf} + ${norm})), 0)`;
   });
   return `(${parts.join(' + ')})::float8`;
 }
