@@ -52,6 +52,13 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
     const p = problems('settings', settings.error);
     throw Errors.validation(`invalid ${p[0]?.path ?? 'settings'}: ${p[0]?.message ?? 'invalid'}`, p);
   }
+  const needsOAuth = kind.authType !== 'none' && kind.oauth !== undefined && !kind.hasUsableCredentials(creds.data);
+  if (needsOAuth && !deps.config.connectors.oauthClients[kind.type]) {
+    throw Errors.unprocessable(
+      'oauth_not_configured',
+      `supply credentials for '${kind.type}', or configure its OAuth client: ATRIUM_OAUTH_CLIENTS={"${kind.type}":{"client_id":…,"client_secret":…}}`,
+    );
+  }
   const now = deps.clock.now();
   const settingsValue = (settings.data ?? {}) as Record<string, unknown>;
   const schedule = scheduleFor(settingsValue, { intervalMinutes: deps.config.connectors.syncIntervalMinutes, fullAtUtc: deps.config.connectors.fullSyncAtUtc });
@@ -79,7 +86,7 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
   let oauthUrl: string | null = null;
   if (kind.authType === 'none') {
     await applyTransition(deps.db, principal.tenantId, record.id, 'credentials_valid');
-  } else if (kind.oauth && !kind.hasUsableCredentials(creds.data)) {
+  } else if (needsOAuth) {
     oauthUrl = (await createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: record.id, connectorType: kind.type })).url;
   } else {
     await enqueueJob(deps.db, {

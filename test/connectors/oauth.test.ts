@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { currentOAuthTokens, getConnector } from '../../src/connectors/index.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { type FakeOAuth, startFakeOAuth } from '../fakes/oauth.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+
+describe('connector OAuth 2.0 (authorization code + PKCE, refresh)', () => {
+  let t: TestApp;
+  let idp: FakeOAuth;
+  const clock = fixedClock('2026-05-01T10:00:00Z');
+  before(async () => {
+    idp = await startFakeOAuth({ id: 'gh-client', secret: 'gh-secret' });
+    t = await createTestApp({
+      clock,
+      env: {
+        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
+        ATRIUM_SYNC_SCHEDULER: 'false',
+        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ github: { client_id: 'gh-client', client_secret: 'gh-secret', authorize_url: idp.authorizeUrl, token_url: idp.tokenUrl } }),
+      },
+    });
+  });
+  after(async () => {
+    await t.close();
+    await idp.close();
+  });
+
+  const callback = (state: string, code: string) => t.app.inject({ method: 'GET', url: `/v1/connectors/oauth/callback?state=${encodeURIComponent(state)}&code=${encodeURIComponent(code)}` });
+
+  it('create without a token returns oauth_url; the callback exchanges the code and connects', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'gh oauth' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const { connector_id: id, oauth_url: oauthUrl, status } = created.json();
+    assert.equal(status, 'connecting');
+    const u = new URL(oauthUrl);
+    assert.equal(`${u.origin}${u.pathname}`, idp.authorizeUrl);
+    assert.equal(u.searchParams.get('redirect_uri'), 'https://atrium.example.com/v1/connectors/oauth/callback');
+    assert.equal(u.searchParams.get('scope'), 'repo read:org read:discussion');
+    const state = u.searchParams.get('state') ?? '';
+    const code = idp.authorize(oauthUrl);
+    const done = await callback(state, code);
+    assert.equal(done.statusCode, 200, done.body);
+    assert.deepEqual(done.json(), { status: 'connected', connector_id: id });
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(c.status, 'connected');
+    assert.equal(c.oauth.connected, true);
+    assert.equal(c.oauth.token_expires_at, '2026-05-01T11:00:00.000Z');
+    const row = await t.db.query<{ oauth_tokens_enc: string }>('SELECT oauth_tokens_enc FROM connectors WHERE id = $1', [id]);
+    assert.equal(row.rows[0]?.oauth_tokens_enc.includes('at-1'), false, 'tokens sealed at rest');
+    assert.equal(JSON.stringify(c).includes('at-1'), false);
+
+    const replay = await callback(state, code);
+    assert.equal(replay.statusCode, 400, 'a state is single use');
+    assert.match(replay.json().error.message, /already used/);
+  });
+
+  it('oauth-url states are bound to a connector and expire after 10 minutes', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'late' } });
+    const id = created.json().connector_id;
+    const wrongType = await t.app.inject({ method: 'GET', url: `/v1/connectors/notion/oauth-url?connector_id=${id}`, headers: t.admin });
+    assert.equal(wrongType.statusCode, 400);
+    const r = await t.app.inject({ method: 'GET', url: `/v1/connectors/github/oauth-url?connector_id=${id}`, headers: t.admin });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json().callback_url, 'https://atrium.example.com/v1/connectors/oauth/callback');
+    const code = idp.authorize(r.json().url);
+    clock.advance(11 * 60_000);
+    const late = await callback(r.json().state, code);
+    assert.equal(late.statusCode, 400);
+    const forged = await callback('not-a-state', code);
+    assert.equal(forged.statusCode, 400);
+    const other = await t.keyWith(['connector:write'], 'tenant-b');
+    const cross = await t.app.inject({ method: 'GET', url: `/v1/connectors/github/oauth-url?connector_id=${id}`, headers: { authorization: other.authorization } });
+    assert.equal(cross.statusCode, 404, 'another tenant cannot start OAuth for this connector');
+  });
+
+  it('refreshes tokens before expiry; a rejected refresh disconnects the connector', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'refresh' } });
+    const id = created.json().connector_id;
+    await callback(new URL(created.json().oauth_url).searchParams.get('state') ?? '', idp.authorize(created.json().oauth_url));
+    let c = await getConnector(t.db, 'default', id);
+    assert.ok(c);
+    const first = await currentOAuthTokens(t.deps, c, clock.now());
+    assert.ok(first?.access_token.startsWith('at-'));
+    clock.advance(56 * 60_000); // within 5 minutes of expiry
+    const refreshed = await currentOAuthTokens(t.deps, c, clock.now());
+    assert.notEqual(refreshed?.access_token, first?.access_token);
+    assert.equal(idp.grants.at(-1)?.grant_type, 'refresh_token');
+    c = await getConnector(t.db, 'default', id);
+    assert.ok(c);
+    clock.advance(56 * 60_000);
+    idp.revokeAll();
+    await assert.rejects(currentOAuthTokens(t.deps, c, clock.now()), /invalid_grant/);
+    const after = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(after.status, 'disconnected');
+    assert.match(after.status_reason, /reconnect/);
+  });
+
+  it('answers 422 when no OAuth client is configured for a kind', async () => {
+    const bare = await createTestApp({ env: { ATRIUM_SYNC_SCHEDULER: 'false' } });
+    try {
+      const r = await bare.app.inject({ method: 'POST', url: '/v1/connectors', headers: bare.admin, payload: { connector_type: 'github', display_name: 'x' } });
+      assert.equal(r.statusCode, 422);
+      assert.equal(r.json().error.code, 'oauth_not_configured');
+      const list = await bare.app.inject({ method: 'GET', url: '/v1/connectors', headers: bare.admin });
+      assert.deepEqual(list.json().connectors, [], 'nothing half-created');
+    } finally {
+      await bare.close();
+    }
+  });
+});
