@@ -4,7 +4,7 @@ export { catalogEntry, type CatalogEntry, getKind, listKinds } from './catalog.t
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './contract.ts';
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
-export { createConnector, type CreatedConnector, describeConnector, removeConnector, setPaused } from './service.ts';
+export { createConnector, type CreatedConnector, describeConnector, removeConnector, replaceCredentials, setPaused } from './service.ts';
 export {
   applyTransition,
   type ConnectorListItem,

@@ -13,7 +13,7 @@ import { getKind, listKinds } from './catalog.ts';
 import type { ConnectorDeps } from './deps.ts';
 import { createOAuthUrl } from './oauth/flow.ts';
 import type { ConnectorState } from './states.ts';
-import { applyTransition, type ConnectorRecord, countConnectorDocuments, deleteConnectorRow, getConnector, insertConnector } from './store.ts';
+import { applyTransition, type ConnectorRecord, countConnectorDocuments, deleteConnectorRow, getConnector, insertConnector, updateConnectorFields } from './store.ts';
 
 export interface CreateConnectorInput {
   readonly connector_type: string;
@@ -182,4 +182,31 @@ export async function setPaused(deps: ConnectorDeps, principal: Principal, id: s
   const c = await getConnector(deps.db, principal.tenantId, id);
   if (!c) throw Errors.notFound('connector', id);
   return c;
+}
+
+/** Replaces a connector's credentials (sealed) and re-validates them: `disconnected`/`error` → `connecting`. */
+export async function replaceCredentials(deps: ConnectorDeps, principal: Principal, id: string, credentials: Record<string, unknown>): Promise<ConnectorRecord> {
+  const c = await getConnector(deps.db, principal.tenantId, id);
+  if (!c) throw Errors.notFound('connector', id);
+  const kind = getKind(c.type);
+  if (!kind || kind.authType === 'none') throw Errors.unprocessable('no_credentials', `'${c.type}' connectors take no credentials`);
+  const parsed = kind.credentials.safeParse(credentials);
+  if (!parsed.success) {
+    const p = problems('credentials', parsed.error);
+    throw Errors.validation(`invalid ${p[0]?.path ?? 'credentials'}: ${p[0]?.message ?? 'invalid'}`, p);
+  }
+  const moved = await applyTransition(deps.db, principal.tenantId, id, 'reconnect', { reason: 'validating the new credentials' });
+  if (!moved.ok) throw Errors.conflict(`${moved.reason}; pause or wait for the sync to finish first`, { status: moved.current });
+  await updateConnectorFields(deps.db, principal.tenantId, id, { credentialsEnc: deps.secrets.seal(JSON.stringify(parsed.data)) });
+  await enqueueJob(deps.db, {
+    tenantId: principal.tenantId,
+    kind: VALIDATE_JOB_KIND,
+    payload: { connectorId: id },
+    dedupeKey: `connector:${principal.tenantId}:${id}:validate`,
+    maxAttempts: 3,
+  });
+  await recordAudit(deps.db, { tenantId: principal.tenantId, action: Ops.connectorCredentialsReplaced, actorId: principal.id, userId: principal.userId, details: { connector_id: id } });
+  const updated = await getConnector(deps.db, principal.tenantId, id);
+  if (!updated) throw Errors.notFound('connector', id);
+  return updated;
 }

@@ -14,6 +14,7 @@ export const Ops = {
   connectorSyncCompleted: 'connector.sync_completed',
   connectorSyncFailed: 'connector.sync_failed',
   connectorOAuthCompleted: 'connector.oauth_completed',
+  connectorCredentialsReplaced: 'connector.credentials_replaced',
   connectorWebhookEnabled: 'connector.webhook_enabled',
   connectorActionExecuted: 'connector.action_executed',
   vec2vecTrain: 'vec2vec.train_started',

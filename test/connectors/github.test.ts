@@ -138,5 +138,10 @@ describe('github connector against the fake GitHub', () => {
     assert.equal(c2.sync_runs[0].status, 'failed');
     const jobs = await t.db.query<{ attempts: number; status: string }>("SELECT attempts, status FROM jobs WHERE kind = 'connector.sync' AND payload->>'connectorId' = $1", [bad]);
     assert.deepEqual(jobs.rows, [{ attempts: 1, status: 'failed' }], 'no retry loop');
+    const fixed = await t.app.inject({ method: 'PUT', url: `/v1/connectors/${bad}/credentials`, headers: t.admin, payload: { credentials: { access_token: gh.token } } });
+    assert.deepEqual(fixed.json(), { connector_id: bad, status: 'connecting' });
+    await worker.drain();
+    const c3 = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${bad}`, headers: t.admin })).json();
+    assert.equal(c3.status, 'connected');
   });
 });

@@ -7,6 +7,7 @@ import {
   listConnectors,
   listKinds,
   removeConnector,
+  replaceCredentials,
   setPaused,
 } from '../../connectors/index.ts';
 import { recordAudit } from '../../audit/index.ts';
@@ -203,6 +204,24 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     );
   }
+
+  app.put(
+    '/v1/connectors/:id/credentials',
+    {
+      config: { permission: 'connector:write' },
+      schema: {
+        summary: 'Replace the credentials of a disconnected or failed connector; they are validated again (status connecting)',
+        tags: ['connectors'],
+        params: idParams,
+        body: z.object({ credentials: z.record(z.string(), z.unknown()) }),
+        response: { 200: z.object({ connector_id: z.string(), status }) },
+      },
+    },
+    async (request) => {
+      const c = await replaceCredentials(deps, principalOf(request), request.params.id, request.body.credentials);
+      return { connector_id: c.id, status: c.status };
+    },
+  );
 
   await connectorExtraRoutes(app, deps);
 }
