@@ -3,9 +3,11 @@
 // The corpus is built into .cache/bench-federate and grown on later runs up to FED_BENCH_CHUNKS (delete it to rebuild).
 import autocannon from 'autocannon';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config/index.ts';
-import { countDocuments, upsertDocuments } from '../src/documents/index.ts';
+import { runFederatedQuery } from '../src/federation/index.ts';
+import { countDocuments, searchPassages, upsertDocuments } from '../src/documents/index.ts';
 import { ensureGloveCache } from '../src/embeddings/glove/cache.ts';
 import { decodeWordVectors } from '../src/embeddings/glove/format.ts';
 import { createRuntime } from '../src/main/runtime.ts';
@@ -162,6 +164,32 @@ for (const [title, p, body] of scenarios) {
   );
   console.error(title, r.requests.average, r.latency.p50, r.latency.p99, r.non2xx, r.errors);
 }
+// Where the time goes: sequential in-process calls (no HTTP), median of 20 each.
+const principal = { kind: 'bootstrap' as const, id: 'bench', tenantId: 'default', userId: 'bench', permissions: new Set(['query' as const]) };
+const provider = rt.deps.embeddings?.get(rt.deps.embeddings.defaultId);
+if (!provider) throw new Error('no embedding model configured');
+async function median(f: (k: number) => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let k = 0; k < 20; k++) {
+    const t0 = performance.now();
+    await f(k);
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[10]!;
+}
+const q = (k: number) => queries[k % queries.length]!;
+const stages: [string, number][] = [
+  ['embed the query (GloVe)', await median((k) => provider.embed([q(k)]))],
+  [
+    'hybrid retrieval alone (searchPassages, 60 passages)',
+    await median(async (k) => {
+      const [v] = await provider.embed([q(k)]);
+      return searchPassages(rt.deps, { tenantId: 'default', query: q(k), queryVector: v, queryModel: provider.id, limit: 60, candidates: 60 });
+    }),
+  ],
+  ['whole federated query, uncached (force)', await median((k) => runFederatedQuery(rt.deps, principal, { query: q(k), user_id: 'seq' }, { force: true }))],
+  ['whole federated query, cached', await median(() => runFederatedQuery(rt.deps, principal, { query: 'payment outage', user_id: 'seq-cached' }))],
+];
 await rt.close();
 
 await writeBenchSection(
@@ -178,6 +206,15 @@ activity row and the audit event.
 | scenario | req/s | p50 ms | p99 ms | errors |
 |---|---|---|---|---|
 ${rows.join('\n')}
+
+Where the time goes (sequential in-process calls, no HTTP, median of 20):
+
+| stage | ms |
+|---|---|
+${stages.map(([k, v]) => `| ${k} | ${v.toFixed(1)} |`).join('\n')}
+
+Machine load average when this ran: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (2 cores). Errors are 504s: requests whose
+local retrieval missed the ${loadConfig({}).federation.deadlineMs} ms federation deadline under that load.
 
 Targets from issue 4: p50 ≤ 25 ms, p99 ≤ 100 ms (embedded), ≥ 200 req/s.`,
 );

@@ -54,14 +54,17 @@ const FORMULA =
  */
 export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContext): FederatedItem[] {
   const maxLex = candidates.reduce((m, c) => Math.max(m, c.passage.lexical_score), 0);
-  const best = new Map<string, { item: FederatedItem; match: number }>();
+  // First the best passage of each document by match, then the per-document work only for those.
+  const best = new Map<string, { c: LocalCandidate; lexical: number; semantic: number | null; match: number }>();
   for (const c of candidates) {
-    const p = c.passage;
-    const lexical = maxLex > 0 ? p.lexical_score / maxLex : 0;
+    const lexical = maxLex > 0 ? c.passage.lexical_score / maxLex : 0;
     const semantic = c.semantic === null ? null : clamp01(c.semantic);
     const match = matchScore(semantic === null ? null : semantic * c.federation_confidence, lexical);
-    const prev = best.get(p.document_id);
-    if (prev && prev.match >= match) continue;
+    const prev = best.get(c.passage.document_id);
+    if (!prev || match > prev.match) best.set(c.passage.document_id, { c, lexical, semantic, match });
+  }
+  return [...best.values()].map(({ c, lexical, semantic, match }) => {
+    const p = c.passage;
     const timestamp = p.updated_at ?? p.created_at;
     const days = ageDays(timestamp, ctx.now);
     const critical = detectCritical(p, ctx.intent.urgency);
@@ -115,9 +118,8 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
           }
         : {}),
     };
-    best.set(p.document_id, { item, match });
-  }
-  return [...best.values()].map((b) => b.item);
+    return item;
+  });
 }
 
 function round(x: number): number {
