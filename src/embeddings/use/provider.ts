@@ -49,7 +49,12 @@ export function createUseProvider(opts: UseProviderOptions = {}): UseProvider {
       const parts = await Promise.all(
         chunked(texts, batchSize).map((batch) => p.run({ texts: batch.map((t) => t || ' ') }, { signal, urgent })),
       );
-      return parts.flatMap((r) => r.vectors);
+      const vectors = parts.flatMap((r) => r.vectors);
+      // Messages from a worker are untyped at runtime: check what came back before anyone stores it.
+      if (vectors.length !== texts.length || !vectors.every((v) => v instanceof Float32Array && v.length === 512)) {
+        throw new Error(`${USE_MODEL_ID} worker returned ${vectors.length} malformed vectors for ${texts.length} texts`);
+      }
+      return vectors;
     },
     async close() {
       await pool?.close();
