@@ -10,4 +10,6 @@ export const SsoAudit = {
   loginSucceeded: 'auth.sso.login_succeeded',
   loginFailed: 'auth.sso.login_failed',
   logout: 'auth.sso.logout',
+  userDisabled: 'auth.sso.user_disabled',
+  userEnabled: 'auth.sso.user_enabled',
 } as const;

@@ -54,3 +54,58 @@ export async function upsertUser(
     created: Boolean(row.created),
   };
 }
+
+export interface UserView {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly role: Role;
+  readonly groups: string[];
+  readonly provider_type: string | null;
+  readonly disabled: boolean;
+  readonly last_login_at: string | null;
+  readonly created_at: string;
+}
+
+const iso = (v: unknown) => (v == null ? null : new Date(v as string | Date).toISOString());
+
+function toView(row: Record<string, unknown>): UserView {
+  return {
+    id: String(row.id),
+    email: String(row.email),
+    name: (row.name as string | null) ?? null,
+    role: row.role as Role,
+    groups: (row.groups as string[]) ?? [],
+    provider_type: (row.provider_type as string | null) ?? null,
+    disabled: row.disabled_at != null,
+    last_login_at: iso(row.last_login_at),
+    created_at: iso(row.created_at) ?? '',
+  };
+}
+
+/** The tenant's signed-in users, most recent sign-in first. */
+export async function listUsers(db: Queryable, tenantId: string, limit: number): Promise<UserView[]> {
+  const r = await db.query<Record<string, unknown>>(
+    'SELECT * FROM users WHERE tenant_id = $1 ORDER BY last_login_at DESC NULLS LAST, email LIMIT $2',
+    [tenantId, limit],
+  );
+  return r.rows.map(toView);
+}
+
+/**
+ * Disables or re-enables a user. Disabling revokes their sessions at once (an IdP deprovisioning otherwise only
+ * takes effect when the session expires) and refuses their next sign-ins. Null when the tenant has no such user.
+ */
+export async function setUserDisabled(db: Queryable, tenantId: string, userId: string, disabled: boolean, now: Date): Promise<UserView | null> {
+  const r = await db.query<Record<string, unknown>>(
+    `UPDATE users SET disabled_at = CASE WHEN $3 THEN COALESCE(disabled_at, $4) ELSE NULL END, updated_at = $4
+     WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    [tenantId, userId, disabled, now.toISOString()],
+  );
+  const row = r.rows[0];
+  if (!row) return null;
+  if (disabled) {
+    await db.query('UPDATE auth_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND user_id = $2 AND revoked_at IS NULL', [tenantId, userId, now.toISOString()]);
+  }
+  return toView(row);
+}

@@ -510,6 +510,34 @@ describe('SAML single sign-on', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie: 'atrium_session=forged-token-forged-token-forged' } })).statusCode, 401);
   });
 
+  it('lets an admin disable a user: sessions end at once and sign-in is refused until re-enabled', async () => {
+    const id = await startLogin();
+    const first = await post(sign(responseXml(fields(id, { nameId: 'leaver@example.com', attributes: { email: 'leaver@example.com' } })), keys));
+    const cookie = sessionCookie(first).split(';')[0]!;
+    const list = await t.app.inject({ method: 'GET', url: '/v1/auth/users', headers: t.admin });
+    const leaver = list.json().users.find((u: { email: string }) => u.email === 'leaver@example.com');
+    assert.equal(leaver.disabled, false);
+    assert.ok(leaver.last_login_at);
+    const off = await t.app.inject({ method: 'PATCH', url: `/v1/auth/users/${leaver.id}`, headers: t.admin, payload: { disabled: true } });
+    assert.equal(off.statusCode, 200);
+    assert.equal(off.json().disabled, true);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie } })).statusCode, 401);
+    const id2 = await startLogin();
+    const again = await post(sign(responseXml(fields(id2, { nameId: 'leaver@example.com', attributes: { email: 'leaver@example.com' } })), keys));
+    assert.equal(again.statusCode, 403);
+    assert.equal(again.json().error.code, 'sso_user_disabled');
+    await t.app.inject({ method: 'PATCH', url: `/v1/auth/users/${leaver.id}`, headers: t.admin, payload: { disabled: false } });
+    const id3 = await startLogin();
+    assert.equal((await post(sign(responseXml(fields(id3, { nameId: 'leaver@example.com', attributes: { email: 'leaver@example.com' } })), keys))).statusCode, 302);
+    const missing = await t.app.inject({ method: 'PATCH', url: '/v1/auth/users/usr_nope', headers: t.admin, payload: { disabled: true } });
+    assert.equal(missing.statusCode, 404);
+    const otherTenant = await t.keyWith(['admin'], 'elsewhere');
+    const cross = await t.app.inject({ method: 'PATCH', url: `/v1/auth/users/${leaver.id}`, headers: { authorization: otherTenant.authorization }, payload: { disabled: true } });
+    assert.equal(cross.statusCode, 404, 'another tenant cannot touch this user');
+    const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=auth.sso.user_*', headers: t.admin });
+    assert.deepEqual(audit.json().events.map((e: { action: string }) => e.action), ['auth.sso.user_enabled', 'auth.sso.user_disabled']);
+  });
+
   it('expires sessions after their TTL', async () => {
     const id = await startLogin();
     const cookie = sessionCookie(await post(sign(responseXml(fields(id)), keys))).split(';')[0]!;

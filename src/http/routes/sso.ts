@@ -13,6 +13,7 @@ import {
   getSsoConfig,
   groupMappingSchema,
   isSecureTransport,
+  listUsers,
   type LoginOutcome,
   MAX_SAML_RESPONSE_BYTES,
   OIDC_CALLBACK_PATH,
@@ -29,6 +30,7 @@ import {
   samlCallback,
   samlConfigSchema,
   serializeCookie,
+  setUserDisabled,
   spMetadata,
   ssoStatus,
   startLogin,
@@ -282,6 +284,62 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
         const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
         const outcome = await oidcCallback(deps, { rawQuery, flowCookie: readCookie(request.headers.cookie, FLOW_COOKIE) });
         return finish(deps, request, reply, outcome, [serializeCookie(FLOW_COOKIE, '', { maxAgeSeconds: 0, path: '/v1/auth' })]);
+      },
+    );
+
+    const userView = z.object({
+      id: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      role: z.enum(['admin', 'member', 'viewer']),
+      groups: z.array(z.string()),
+      provider_type: z.string().nullable(),
+      disabled: z.boolean(),
+      last_login_at: z.string().nullable(),
+      created_at: z.string(),
+    });
+
+    app.get(
+      '/v1/auth/users',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: {
+          summary: 'Users provisioned by SSO sign-ins, most recent sign-in first',
+          tags: TAGS,
+          querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+          response: { 200: z.object({ users: z.array(userView) }) },
+        },
+      },
+      async (request) => ({ users: await listUsers(deps.db, principalOf(request).tenantId, request.query.limit) }),
+    );
+
+    app.patch(
+      '/v1/auth/users/:id',
+      {
+        config: { permission: 'admin' },
+        onRequest,
+        schema: {
+          summary: 'Disable (revoking their sessions at once) or re-enable a user',
+          tags: TAGS,
+          params: z.object({ id: z.string().min(1).max(100) }),
+          body: z.object({ disabled: z.boolean() }).strict(),
+          response: { 200: userView },
+        },
+      },
+      async (request) => {
+        const actor = actorOf(request);
+        const user = await setUserDisabled(deps.db, actor.tenantId, request.params.id, request.body.disabled, deps.clock.now());
+        if (!user) throw Errors.notFound('user', request.params.id);
+        await recordAudit(deps.db, {
+          tenantId: actor.tenantId,
+          action: request.body.disabled ? SsoAudit.userDisabled : SsoAudit.userEnabled,
+          actorId: actor.id,
+          userId: actor.userId,
+          details: { target_user_id: user.id, email: user.email },
+          at: deps.clock.now(),
+        });
+        return user;
       },
     );
 
