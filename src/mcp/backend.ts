@@ -6,6 +6,8 @@ import type { ToolArgs, ToolName } from './tools.ts';
 export interface ToolOutput {
   readonly text: string;
   readonly structured: Record<string, unknown>;
+  /** The tool ran but its outcome is a failure the model must see (e.g. a connector action that failed). */
+  readonly isError?: boolean;
 }
 
 /** The MCP `CallToolResult` as every surface (MCP transports, REST invoke) returns it. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
+import { formatActionResult, formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
 
 describe('MCP result rendering', () => {
   it('renders query results with ids, sources and scores, and keeps the whole answer structured', () => {
@@ -45,5 +45,27 @@ describe('MCP result rendering', () => {
     const c = formatConnectors([{ connector_id: 'gh-1', connector_type: 'github', display_name: 'GitHub', status: 'idle', last_sync_at: null, document_count: 3 }]);
     assert.match(c.text, /GitHub \(connector_id: gh-1, type github\): idle, 3 document\(s\), last sync never/);
     assert.equal(formatConnectors([]).text, 'No connectors are configured.');
+  });
+
+  it('renders an action result, failing when a call failed', () => {
+    const ok = formatActionResult({
+      connector_id: 'github-1',
+      intent: 'x',
+      planner: 'rules',
+      dry_run: false,
+      calls: [{ action: 'create_issue', parameters: { title: 'T' }, status: 'succeeded', result: { number: 2 } }],
+    });
+    assert.equal(ok.isError, undefined);
+    assert.equal(ok.text, 'Done on github-1 (1 call(s), planned by rules):\n- create_issue({"title":"T"}): succeeded → {"number":2}');
+    const failed = formatActionResult({
+      connector_id: 'github-1',
+      intent: 'x',
+      planner: 'llm',
+      dry_run: false,
+      calls: [{ action: 'comment_on_issue', parameters: {}, status: 'failed', error: 'the vendor is rate limiting this connector; retry later' }],
+    });
+    assert.equal(failed.isError, true);
+    assert.match(failed.text, /^An action on github-1 failed .*FAILED: the vendor is rate limiting/s);
+    assert.equal((failed.structured.calls as unknown[]).length, 1);
   });
 });

@@ -98,8 +98,34 @@ export function formatConnectors(connectors: readonly ConnectorView[]): ToolOutp
   return { text: `${connectors.length} connector(s):\n${lines.join('\n')}`, structured: { connectors: [...connectors] } };
 }
 
-export function formatActionResult(connectorId: string, result: unknown): ToolOutput {
-  const structured = result && typeof result === 'object' && !Array.isArray(result) ? { ...(result as Record<string, unknown>) } : { result };
-  const summary = str((structured as Record<string, unknown>).summary) ?? str((structured as Record<string, unknown>).message);
-  return { text: `${summary ?? `Action on ${connectorId} done.`}\n\n${JSON.stringify(structured, null, 2)}`, structured };
+export interface ActionCallView {
+  readonly action: string;
+  readonly parameters: Record<string, unknown>;
+  readonly status: string;
+  readonly result?: Record<string, unknown>;
+  readonly error?: string;
+}
+
+export interface ActionResultView {
+  readonly connector_id: string;
+  readonly intent: string;
+  readonly planner: string;
+  readonly dry_run: boolean;
+  readonly calls: readonly ActionCallView[];
+}
+
+/** An executed action; a failed call makes the whole result an error the model sees, with every call kept. */
+export function formatActionResult(r: ActionResultView): ToolOutput {
+  const lines = r.calls.map((c) => {
+    const outcome = c.status === 'failed' ? `FAILED: ${c.error ?? 'unknown error'}` : c.status;
+    const result = c.result ? ` → ${JSON.stringify(c.result)}` : '';
+    return `- ${c.action}(${JSON.stringify(c.parameters)}): ${outcome}${result}`;
+  });
+  const failed = r.calls.some((c) => c.status === 'failed');
+  const head = failed ? `An action on ${r.connector_id} failed` : `Done on ${r.connector_id}`;
+  return {
+    text: `${head} (${r.calls.length} call(s), planned by ${r.planner}):\n${lines.join('\n')}`,
+    structured: { ...r, calls: [...r.calls] },
+    ...(failed ? { isError: true } : {}),
+  };
 }

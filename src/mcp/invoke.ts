@@ -91,7 +91,8 @@ export async function invokeTool(
 
   try {
     const out = await ctx.backend.callTool(caller, tool.name as ToolName, parsed.data as never, opts.signal);
-    return finish({ kind: 'result', result: { content: [{ type: 'text', text: out.text }], structuredContent: out.structured } }, 'success');
+    const result: ToolCallResult = { content: [{ type: 'text', text: out.text }], structuredContent: out.structured, ...(out.isError ? { isError: true } : {}) };
+    return finish({ kind: 'result', result }, out.isError ? 'error' : 'success', out.isError ? out.text : undefined);
   } catch (err) {
     const { message, retryAfter } = describeFailure(ctx, err, tool.name);
     const extra = retryAfter === undefined ? {} : { error: 'rate_limited', retry_after_seconds: retryAfter };

@@ -1,10 +1,10 @@
 import type { Principal } from '../access/index.ts';
-import { getConnector, listConnectors } from '../connectors/index.ts';
+import { executeAction, listConnectors } from '../connectors/index.ts';
 import { getDocument } from '../documents/index.ts';
 import { runFederatedQuery } from '../federation/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolOutput, ToolError } from './backend.ts';
-import { formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
+import { formatActionResult, formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
 import { recentDocuments } from './recent.ts';
 import { RESOURCES } from './resources.ts';
 import type { ToolArgs, ToolName } from './tools.ts';
@@ -34,9 +34,9 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       return formatConnectors(await listConnectors(deps.db, caller.tenantId));
     },
     async execute_action(caller, args) {
-      const connector = await getConnector(deps.db, caller.tenantId, args.connector_id);
-      if (!connector) throw new ToolError(`Connector '${args.connector_id}' not found: call list_connectors for the available ids.`);
-      throw new ToolError(`Connector '${args.connector_id}' has no actions: actions are not available in this Atrium build.`);
+      // The connector's own execute path (POST /v1/connectors/{id}/execute): plans, validates, runs and audits.
+      const response = await executeAction(deps, caller, args.connector_id, { intent: args.intent, context: args.context, dry_run: false });
+      return formatActionResult(response);
     },
   };
 

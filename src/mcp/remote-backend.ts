@@ -70,11 +70,9 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
       if (!res.ok) return failure(res);
       const result = (await res.json()) as ToolCallResult;
       const text = result.content.map((c) => c.text).join('\n');
-      if (result.isError) {
-        const retry = (result.structuredContent as { retry_after_seconds?: number } | undefined)?.retry_after_seconds;
-        throw new ToolError(text, { retryAfterSeconds: retry });
-      }
-      return { text, structured: result.structuredContent ?? {} };
+      const retry = (result.structuredContent as { retry_after_seconds?: number } | undefined)?.retry_after_seconds;
+      if (result.isError && retry !== undefined) throw new ToolError(text, { retryAfterSeconds: retry });
+      return { text, structured: result.structuredContent ?? {}, ...(result.isError ? { isError: true } : {}) };
     },
 
     async readResource(_caller, name): Promise<ResourceContents> {
