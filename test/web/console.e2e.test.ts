@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -34,8 +35,21 @@ async function call<T = unknown>(method: string, url: string, body?: unknown, ke
   return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T };
 }
 
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+/** Accessibility problems (axe-core, WCAG 2 A/AA, serious or critical) per page, checked by the last test. */
+const a11y: string[] = [];
+
 async function shot(p: Page, name: string): Promise<void> {
   await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  if ((await p.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe)) === 'undefined') await p.addScriptTag({ path: AXE });
+  const found = await p.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+  for (const f of found) a11y.push(`${name}: ${f}`);
 }
 
 async function docShot(p: Page, name: string, what: 'viewport' | 'main'): Promise<void> {
@@ -73,7 +87,8 @@ describe('web console in Chromium', { timeout: 300_000, skip: noBrowser }, () =>
     const doc = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
     paths = new Set(Object.keys(doc.paths));
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    // bypassCSP only lets the test inject axe-core; the console itself runs under its CSP in every other test.
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, bypassCSP: true });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
   });
@@ -323,11 +338,14 @@ describe('web console in Chromium', { timeout: 300_000, skip: noBrowser }, () =>
     await bar.waitFor();
     await page.waitForFunction(() => document.querySelector('[role=progressbar]')?.getAttribute('aria-valuenow') === '100', undefined, { timeout: 180_000 });
     await page.getByText(/Done\. Confidence/).waitFor();
-    await page.locator('tr[data-translation]', { hasText: source }).first().waitFor();
+    await page.locator('tr[data-builtin="false"]', { hasText: source }).first().waitFor();
     await shot(page, 'translations');
     await docShot(page, 'console-translations', 'main');
-    const rows = page.locator('tr[data-translation]');
+    // Shipped translations cannot be deleted; the trained ones can.
+    for (const shipped of await page.locator('tr[data-builtin="true"]').all()) assert.equal(await shipped.getByRole('button', { name: 'Delete' }).count(), 0);
+    const rows = page.locator('tr[data-builtin="false"]');
     const before = await rows.count();
+    assert.ok(before >= 2, 'both directions were trained');
     const first = rows.first();
     const id = await first.getAttribute('data-translation');
     await first.getByRole('button', { name: 'Delete' }).click();
@@ -385,6 +403,10 @@ describe('web console in Chromium', { timeout: 300_000, skip: noBrowser }, () =>
     assert.ok((await page.locator('pre code', { hasText: '"mcpServers"' }).count()) >= 2);
     if (paths.has('/v1/expose/mcp/tools')) await page.locator('ul.tools code', { hasText: 'query_knowledge' }).waitFor();
     await shot(page, 'mcp');
+  });
+
+  it('has no serious accessibility problems on any page (axe-core, WCAG 2.1 AA)', () => {
+    assert.deepEqual(a11y, []);
   });
 
   it('signs out and forgets the key', async () => {

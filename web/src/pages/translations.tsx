@@ -15,6 +15,7 @@ interface Translation {
   readonly trained_at: string;
   readonly sample_count: number;
   readonly kind?: string;
+  readonly builtin?: boolean;
 }
 
 interface TrainingJob {
@@ -70,18 +71,21 @@ export function TranslationsPage() {
                 {registry.data.translations.map((t) => {
                   const band = confidenceBand(t.confidence);
                   return (
-                    <tr key={t.translation_id} data-translation={t.translation_id}>
+                    <tr key={t.translation_id} data-translation={t.translation_id} data-builtin={t.builtin ? 'true' : 'false'}>
                       <td>
                         <code>{t.source_model}</code> → <code>{t.target_model}</code>
                       </td>
                       <td>
                         {t.confidence.toFixed(3)} <Badge tone={BAND_TONE[band]}>{BAND_TEXT[band]}</Badge>
                       </td>
-                      <td>{t.kind ?? '—'}</td>
+                      <td>
+                        {t.kind ?? '—'} {t.builtin && <Badge title="Ships with Atrium; train the pair to override it">shipped</Badge>}
+                      </td>
                       <td>{t.sample_count}</td>
                       <td title={t.trained_at}>{relativeTime(t.trained_at, now)}</td>
                       {session.can('admin') && (
                         <td>
+                          {!t.builtin && (
                           <ConfirmButton
                             label="Delete"
                             title="Delete this translation?"
@@ -93,6 +97,7 @@ export function TranslationsPage() {
                             confirmLabel="Delete translation"
                             onConfirm={() => void remove.run(t.translation_id)}
                           />
+                          )}
                         </td>
                       )}
                     </tr>
