@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { apiKind } from './api/index.ts';
 import type { AnyKind } from './contract.ts';
 import { githubKind } from './github/index.ts';
+import { slackKind } from './slack/index.ts';
 
 /** Every implemented kind. Only kinds that really work are listed here (and so in the catalogue). */
-const KINDS: readonly AnyKind[] = [apiKind as AnyKind, githubKind as AnyKind];
+const KINDS: readonly AnyKind[] = [apiKind as AnyKind, githubKind as AnyKind, slackKind as AnyKind];
 
 const byType = new Map<string, AnyKind>();
 

@@ -4,9 +4,10 @@ import type { ActionDefinition } from '../contract.ts';
 /**
  * The rule-based planner used when no LLM is configured. Documented rules (docs/connectors.md):
  * an action is chosen when the intent contains one of its trigger words (`create_issue`: create/open/file
- * + issue; `comment_on_issue`: comment/reply); each parameter comes from `context[name]` first, else from
+ * + issue; `comment_on_issue`: comment/reply;
+ * `post_message`: post/send/say/announce/message); each parameter comes from `context[name]` first, else from
  * the intent text: `repository` = the first owner/name token, `issue_number` = `#123`, text parameters
- * (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon; the free text
+ * `channel` = `#name`, (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon; the free text
  * fills only the first text parameter the context leaves empty.
  */
 export interface PlannedCall {
@@ -17,9 +18,11 @@ export interface PlannedCall {
 const TRIGGERS: Record<string, RegExp> = {
   create_issue: /\b(create|open|file|new|raise)\b.*\b(issue|bug|ticket)\b/i,
   comment_on_issue: /\b(comment|reply|respond)\b/i,
+  post_message: /\b(post|send|say|announce|message)\b/i,
 };
 
 function extract(name: string, intent: string): unknown {
+  if (name === 'channel') return /(?:^|\s)#([\w-]+)/.exec(intent)?.[1];
   if (name === 'repository') return /\b([\w.-]+\/[\w.-]+)\b/.exec(intent)?.[1];
   if (name === 'issue_number') {
     const m = /#(\d+)/.exec(intent);
@@ -42,7 +45,7 @@ export function planWithRules<C, S>(actions: readonly ActionDefinition<C, S>[], 
   const parameters: Record<string, unknown> = {};
   let freeTextUsed = false;
   for (const name of Object.keys(shape)) {
-    const structured = name === 'repository' || name === 'issue_number';
+    const structured = name === 'repository' || name === 'issue_number' || name === 'channel';
     // The intent's free text fills one text parameter only (the first: a title, or a comment body).
     const fromIntent = structured || !freeTextUsed ? extract(name, intent) : undefined;
     const v = context[name] ?? fromIntent;

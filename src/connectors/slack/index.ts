@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { VendorAuthError } from '../../sync/vendor-errors.ts';
+import type { KindDefinition } from '../contract.ts';
+import { slackCall } from './client.ts';
+import { type SlackCredentials, type SlackSettings, slackCredentials, slackSettings } from './schemas.ts';
+import { type SlackCursor, type SlackPage, slackSync } from './sync.ts';
+
+/** Slack (chat): channels, messages and thread replies with authors and permalinks; post_message action. */
+export const slackKind: KindDefinition<SlackCredentials, SlackSettings, SlackCursor, SlackPage> = {
+  type: 'slack',
+  displayName: 'Slack',
+  category: 'chat',
+  authType: 'api_key',
+  credentials: slackCredentials,
+  settings: slackSettings,
+  contentTypes: ['channels', 'messages', 'threads'],
+  // conversations.history / replies are Web API Tier 3: about 50 requests per minute.
+  vendorLimits: { perMinute: 50 },
+  hasUsableCredentials: (c) => Boolean(c.token),
+  async validate(ctx) {
+    try {
+      const r = await slackCall<{ user?: string; team?: string }>(ctx, 'auth.test', {});
+      return { ok: true, account: [r.user, r.team].filter(Boolean).join('@') || undefined };
+    } catch (err) {
+      if (err instanceof VendorAuthError) return { ok: false, message: err.message };
+      throw err;
+    }
+  },
+  sync: slackSync,
+  actions: [
+    {
+      name: 'post_message',
+      description: 'Post a message to a Slack channel (by id or name)',
+      parameters: z.object({ channel: z.string().min(1), text: z.string().min(1).max(40_000) }),
+      async run(ctx, params) {
+        const p = z.object({ channel: z.string(), text: z.string() }).parse(params);
+        const r = await slackCall<{ ts: string; channel: string }>(ctx, 'chat.postMessage', { channel: p.channel, text: p.text });
+        return { channel: r.channel, ts: r.ts };
+      },
+    },
+  ],
+};

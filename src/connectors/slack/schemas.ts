@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { commonSettings } from '../common-settings.ts';
+
+export const slackCredentials = z.object({ token: z.string().min(1).describe('bot token (xoxb-…) with channels:history, channels:read, users:read (groups:* for private)') }).strict();
+export type SlackCredentials = z.infer<typeof slackCredentials>;
+
+export const slackSettings = z
+  .object({
+    channels: z.array(z.string().min(1)).optional().describe('channel names or ids to sync (default: every channel the bot is in)'),
+    sync_private: z.boolean().default(false),
+    ...commonSettings,
+  })
+  .strict();
+export type SlackSettings = z.infer<typeof slackSettings>;

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
+import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import { type FakeSlack, loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
+
+describe('slack connector against the fake Slack seeded from the real export', () => {
+  let t: TestApp;
+  let slack: FakeSlack;
+  let worker: Worker;
+  let id: string;
+  before(async () => {
+    const seed = await loadSlackExport();
+    // The export has no threads; add one reply so conversations.replies is exercised.
+    const parent = seed.channels[0]?.messages.find((m) => !m.subtype && m.text);
+    assert.ok(parent);
+    seed.channels[0]?.messages.push({ ts: `${parent.ts.split('.')[0]}.999999`, user: parent.user, text: `Agreed, <@${parent.user}> — see <https://example.com/doc|the doc>`, thread_ts: parent.ts });
+    slack = await startFakeSlack(seed, { pageSize: 10 });
+    t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ slack: slack.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
+    worker = createWorker({
+      db: t.db,
+      log: silentLog,
+      handlers: new Map([
+        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
+        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
+      ]),
+      concurrency: 1,
+      pollMs: 50,
+    });
+  });
+  after(async () => {
+    await t.close();
+    await slack.close();
+  });
+
+  const expectedIds = () => {
+    const ids: string[] = [];
+    for (const c of slack.channels) for (const m of c.messages) if (!(m.subtype?.startsWith('channel_') || m.subtype === 'bot_add' || m.subtype === 'bot_remove') && m.text.trim()) ids.push(`msg:${c.id}:${m.ts}`);
+    return ids.sort();
+  };
+  const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
+  const sync = async (full: boolean) => {
+    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
+    assert.equal(r.statusCode, 202, r.body);
+    await worker.drain();
+    return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+  };
+
+  it('syncs every channel message and thread reply with authors and permalinks', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'slack', display_name: 'Slack', credentials: { token: slack.token } } });
+    assert.equal(created.statusCode, 201, created.body);
+    id = created.json().connector_id;
+    await worker.drain();
+    const c = await sync(true);
+    assert.equal(c.status, 'idle', JSON.stringify(c));
+    const got = await stored();
+    const want = expectedIds();
+    assert.deepEqual({ missing: want.filter((x) => !got.includes(x)), extra: got.filter((x) => !want.includes(x)) }, { missing: [], extra: [] });
+    assert.ok(want.length > 20);
+    const doc = await t.db.query<Record<string, unknown>>("SELECT * FROM documents WHERE source_node = $1 AND document_type = 'thread_reply'", [id]);
+    const reply = doc.rows[0];
+    assert.ok(reply);
+    assert.match(String(reply.content), /^Agreed, @[A-Z][a-z]+ [A-Z][a-z]+ — see the doc \(https:\/\/example.com\/doc\)$/);
+    assert.match(String(reply.url), /^https:\/\/atrium-test\.slack\.com\/archives\/C\w+\/p\d{16}\?thread_ts=/);
+    assert.ok(slack.calls.some((x) => x.method === 'conversations.history' && x.args.cursor), 'history pages followed');
+    assert.ok(slack.calls.some((x) => x.method === 'conversations.replies'));
+    const authors = await t.db.query<{ author: string }>('SELECT DISTINCT author FROM documents WHERE source_node = $1', [id]);
+    assert.ok(authors.rows.some((r) => r.author === 'Harry Potter'), 'user ids resolved to real names');
+  });
+
+  it('incremental sync asks only for messages after the cursor; 429 is waited out', async () => {
+    const channel = slack.channels[1];
+    assert.ok(channel);
+    const last = channel.messages.at(-1)?.ts ?? '0';
+    channel.messages.push({ ts: `${Math.floor(Number(last)) + 100}.000001`, user: slack.users[0]?.id, text: 'A new message after the last sync' });
+    slack.calls.length = 0;
+    slack.rateLimitNext(1, 1);
+    const c = await sync(false);
+    assert.equal(c.status, 'idle');
+    assert.equal(c.sync_runs[0].added, 1);
+    assert.equal(c.sync_runs[0].rate_limited_waits, 1);
+    const history = slack.calls.filter((x) => x.method === 'conversations.history');
+    assert.ok(history.length > 0 && history.every((x) => x.args.oldest), 'every history call carries oldest');
+    assert.deepEqual(await stored(), expectedIds());
+  });
+
+  it('posts a message through the rule planner', async () => {
+    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/execute`, headers: t.admin, payload: { intent: 'post to #enrique: deploy finished' } });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json().calls[0].action, 'post_message');
+    assert.equal(slack.posted.at(-1)?.text, 'deploy finished');
+  });
+
+  it('a wrong token ends in error with what to do', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'slack', display_name: 'bad', credentials: { token: 'xoxb-wrong' } } });
+    await worker.drain();
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${created.json().connector_id}`, headers: t.admin })).json();
+    assert.equal(c.status, 'error');
+    assert.match(c.status_reason, /invalid_auth/);
+  });
+});

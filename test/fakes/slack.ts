@@ -1,0 +1,155 @@
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import JSZip from 'jszip';
+
+/**
+ * A local Slack Web API fake (api.slack.com/web): `POST /api/<method>` with form or JSON bodies, bearer
+ * token auth, `{ok:false,error:"invalid_auth"}` on HTTP 200, cursor pagination through
+ * `response_metadata.next_cursor`, and HTTP 429 with `Retry-After` for rate limits. Seeded from the real
+ * Slack export in /work/shared/data/slack-export (channels.json, users.json, per-day message files).
+ */
+export interface FakeSlackMessage {
+  ts: string;
+  user?: string;
+  text: string;
+  subtype?: string;
+  thread_ts?: string;
+}
+export interface FakeSlackChannel {
+  id: string;
+  name: string;
+  is_private: boolean;
+  messages: FakeSlackMessage[];
+}
+export interface FakeSlack {
+  readonly url: string;
+  readonly token: string;
+  readonly channels: FakeSlackChannel[];
+  readonly users: { id: string; name: string; real_name: string }[];
+  readonly calls: { method: string; args: Record<string, string> }[];
+  readonly posted: { channel: string; text: string }[];
+  rateLimitNext(count: number, retryAfterSeconds: number): void;
+  close(): Promise<void>;
+}
+
+export const SLACK_EXPORT = '/work/shared/data/slack-export/testarchive.zip';
+
+export async function loadSlackExport(file = SLACK_EXPORT): Promise<{ channels: FakeSlackChannel[]; users: FakeSlack['users'] }> {
+  const zip = await JSZip.loadAsync(await fs.readFile(file));
+  const read = async <T>(name: string): Promise<T> => JSON.parse((await zip.file(name)?.async('string')) ?? 'null') as T;
+  const rawChannels = await read<{ id: string; name: string }[]>('channels.json');
+  const rawUsers = await read<{ id: string; name: string; real_name?: string; profile?: { real_name?: string } }[]>('users.json');
+  const channels: FakeSlackChannel[] = [];
+  for (const c of rawChannels) {
+    const messages: FakeSlackMessage[] = [];
+    for (const day of Object.keys(zip.files).filter((f) => f.startsWith(`${c.name}/`) && f.endsWith('.json')).sort()) {
+      for (const m of await read<{ ts: string; user?: string; text?: string; subtype?: string; thread_ts?: string }[]>(day)) {
+        messages.push({ ts: m.ts, user: m.user, text: m.text ?? '', subtype: m.subtype, thread_ts: m.thread_ts });
+      }
+    }
+    channels.push({ id: c.id, name: c.name, is_private: false, messages: messages.sort((a, b) => Number(a.ts) - Number(b.ts)) });
+  }
+  return { channels, users: rawUsers.map((u) => ({ id: u.id, name: u.name, real_name: u.profile?.real_name || u.real_name || u.name })) };
+}
+
+export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users: FakeSlack['users'] }, opts: { pageSize?: number } = {}): Promise<FakeSlack> {
+  const token = 'xoxb-fake-0123456789';
+  const pageSize = opts.pageSize ?? 20;
+  const calls: FakeSlack['calls'] = [];
+  const posted: FakeSlack['posted'] = [];
+  let limited = 0;
+  let retryAfter = 1;
+
+  function page<T>(items: T[], args: Record<string, string>) {
+    const limit = Math.min(Number(args.limit ?? pageSize), pageSize);
+    const start = args.cursor ? Number(Buffer.from(args.cursor, 'base64').toString().replace('next:', '')) : 0;
+    const slice = items.slice(start, start + limit);
+    const end = start + slice.length;
+    return { slice, meta: { response_metadata: { next_cursor: end < items.length ? Buffer.from(`next:${end}`).toString('base64') : '' } } };
+  }
+
+  const methods: Record<string, (args: Record<string, string>) => Record<string, unknown>> = {
+    'auth.test': () => ({ url: 'https://atrium-test.slack.com/', team: 'Atrium Test', user: 'atrium-bot', team_id: 'T0BMHLSRH', user_id: 'UBOT' }),
+    'users.list': (args) => {
+      const p = page(seed.users.map((u) => ({ id: u.id, name: u.name, real_name: u.real_name, profile: { real_name: u.real_name } })), args);
+      return { members: p.slice, ...p.meta };
+    },
+    'conversations.list': (args) => {
+      const types = (args.types ?? 'public_channel').split(',');
+      const list = seed.channels.filter((c) => types.includes(c.is_private ? 'private_channel' : 'public_channel'));
+      const p = page(list.map((c) => ({ id: c.id, name: c.name, is_channel: true, is_private: c.is_private, is_member: true, is_archived: false })), args);
+      return { channels: p.slice, ...p.meta };
+    },
+    'conversations.history': (args) => {
+      const c = seed.channels.find((x) => x.id === args.channel);
+      if (!c) return { ok: false, error: 'channel_not_found' };
+      // Newest first, top-level messages only (replies live in conversations.replies), oldest exclusive.
+      const top = c.messages.filter((m) => !m.thread_ts || m.thread_ts === m.ts).filter((m) => !args.oldest || Number(m.ts) > Number(args.oldest));
+      const withCounts = top
+        .map((m) => ({ type: 'message', ...m, ...(c.messages.some((r) => r.thread_ts === m.ts && r.ts !== m.ts) ? { reply_count: c.messages.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts).length } : {}) }))
+        .reverse();
+      const p = page(withCounts, args);
+      return { messages: p.slice, has_more: p.meta.response_metadata.next_cursor !== '', ...p.meta };
+    },
+    'conversations.replies': (args) => {
+      const c = seed.channels.find((x) => x.id === args.channel);
+      if (!c) return { ok: false, error: 'channel_not_found' };
+      const thread = c.messages.filter((m) => m.ts === args.ts || m.thread_ts === args.ts).map((m) => ({ type: 'message', ...m }));
+      const p = page(thread, args);
+      return { messages: p.slice, has_more: p.meta.response_metadata.next_cursor !== '', ...p.meta };
+    },
+    'chat.postMessage': (args) => {
+      const c = seed.channels.find((x) => x.id === args.channel || x.name === args.channel);
+      if (!c) return { ok: false, error: 'channel_not_found' };
+      const ts = `${Math.floor(Date.now() / 1000)}.${String(posted.length).padStart(6, '0')}`;
+      posted.push({ channel: c.id, text: args.text ?? '' });
+      return { channel: c.id, ts, message: { type: 'message', text: args.text, ts } };
+    },
+  };
+
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d: Buffer) => {
+      raw += d.toString();
+    });
+    req.on('end', () => {
+      const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
+      const args: Record<string, string> = (req.headers['content-type'] ?? '').includes('json')
+        ? (JSON.parse(raw || '{}') as Record<string, string>)
+        : Object.fromEntries(new URLSearchParams(raw));
+      calls.push({ method, args });
+      const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+        res.end(JSON.stringify(body));
+      };
+      if (limited > 0) {
+        limited--;
+        return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
+      }
+      if (req.headers.authorization !== `Bearer ${token}` && args.token !== token) return reply(200, { ok: false, error: 'invalid_auth' });
+      const fn = methods[method];
+      if (!fn) return reply(200, { ok: false, error: 'unknown_method' });
+      const out = fn(args);
+      return reply(200, { ok: true, ...out });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    token,
+    channels: seed.channels,
+    users: seed.users,
+    calls,
+    posted,
+    rateLimitNext(count, seconds) {
+      limited = count;
+      retryAfter = seconds;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
