@@ -74,6 +74,8 @@ describe('validateSamlResponse', () => {
     assert.equal((await check(enc)).fatal?.code, 'saml_encrypted_assertion_unsupported');
     const none = responseXml(fields()).replace(/<saml:Assertion [\s\S]*<\/saml:Assertion>/, '');
     assert.equal((await check(none)).fatal?.code, 'saml_malformed');
+    const refused = responseXml(fields({ status: 'urn:oasis:names:tc:SAML:2.0:status:Responder' })).replace(/<saml:Assertion [\s\S]*<\/saml:Assertion>/, '');
+    assert.equal((await check(refused)).fatal?.code, 'saml_status_not_success');
     assert.equal((await check('<foo xmlns="urn:x"/>')).fatal?.code, 'saml_malformed');
   });
 

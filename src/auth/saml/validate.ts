@@ -73,6 +73,11 @@ function checkStructure(xml: string): { problem: Problem } | { root: Element } {
   // Exactly one Assertion anywhere, as a direct child of the Response: wrapping attacks (XSW) need a second one,
   // hidden in Extensions, Object, another Assertion or the Signature.
   const assertions = allByLocalName(doc, 'Assertion');
+  if (assertions.length === 0) {
+    // IdPs answer a refused sign-in with a bare, often unsigned, error Status: say so rather than "malformed".
+    const status = firstChild(firstChild(root, NS.protocol, 'Status'), NS.protocol, 'StatusCode')?.getAttribute('Value');
+    if (status && status !== SUCCESS) return { problem: problem('saml_status_not_success', `the IdP answered with status ${status}`) };
+  }
   if (assertions.length !== 1) {
     return { problem: problem(assertions.length === 0 ? 'saml_malformed' : 'saml_multiple_assertions', `the response holds ${assertions.length} assertions; exactly one is required`) };
   }
