@@ -121,6 +121,8 @@ async function main(): Promise<void> {
   const um = stack(keep.map((i) => u[i]!));
   const useNeural = process.env.V2V_NEURAL !== 'false';
   const builtin = await trainPair('use-lite-512d ↔ glove-100d', texts, um, gm, useNeural);
+  // For the record: the linear maps alone on the same split (the shipped ones are whichever the selection split preferred).
+  const linearOnly = useNeural ? await trainPair('use-lite-512d ↔ glove-100d, linear only', texts, um, gm, false) : builtin;
 
   // 2. Translation into all-MiniLM-L6-v2 space from the 778 real vectors of @sap-ux/fiori-docs-embeddings.
   const mini = await loadMiniLm();
@@ -141,6 +143,8 @@ async function main(): Promise<void> {
   }
 
   // 4. Write the shipped translations. MiniLM ones ship only where they measure useful (top-1 ≥ 0.5).
+  // Start from an empty directory so a translation that no longer measures useful does not linger.
+  await fs.rm(OUT_DIR, { recursive: true, force: true });
   await fs.mkdir(OUT_DIR, { recursive: true });
   const entries: ManifestEntry[] = [];
   const ship = async (id: string, map: TrainedPair['forward'], e: ManifestEntry) => {
@@ -176,6 +180,11 @@ async function main(): Promise<void> {
       corpus_seed: CORPUS_SEED,
     },
     skipped,
+    linear_only: {
+      forward: { confidence: round(linearOnly.metrics.forward.confidence), mean_cosine: round(linearOnly.metrics.forward.mean_cosine), top1_accuracy: round(linearOnly.metrics.forward.top1_accuracy) },
+      backward: { confidence: round(linearOnly.metrics.backward.confidence), mean_cosine: round(linearOnly.metrics.backward.mean_cosine), top1_accuracy: round(linearOnly.metrics.backward.top1_accuracy) },
+      train_seconds: round(linearOnly.metrics.train_seconds),
+    },
     retrieval,
     translations: entries,
   });
