@@ -7,7 +7,7 @@ import { parseVector, vectorLiteral } from './vectors.ts';
 /** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
 export const DEFAULT_FUSION: FusionMethod = 'convex';
 /** Weight of the semantic score in the convex combination (docs/retrieval.md). */
-export const DEFAULT_ALPHA = 0.5;
+export const DEFAULT_ALPHA = 0.3;
 
 class Params {
   readonly values: unknown[] = [];
