@@ -78,7 +78,7 @@ export async function getRun(db: Queryable, tenantId: string, runId: string): Pr
 
 export async function recentRuns(db: Queryable, tenantId: string, connectorId: string, limit = 10): Promise<SyncRun[]> {
   const r = await db.query(
-    'SELECT * FROM connector_sync_runs WHERE tenant_id = $1 AND connector_id = $2 ORDER BY started_at DESC, id DESC LIMIT $3',
+    'SELECT * FROM connector_sync_runs WHERE tenant_id = $1 AND connector_id = $2 ORDER BY seq DESC LIMIT $3',
     [tenantId, connectorId, limit],
   );
   return r.rows.map(rowToRun);
