@@ -39,8 +39,19 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** Accessibility problems (axe-core, WCAG 2 A/AA, serious or critical) per page, checked by the last test. */
 const a11y: string[] = [];
 
+/** Full-page and element screenshots scroll; a sticky header would be painted mid-page. */
+async function withStaticHeader(p: Page, fn: () => Promise<unknown>): Promise<void> {
+  const set = (v: string) => p.evaluate((pos) => document.querySelector<HTMLElement>('.topbar')?.style.setProperty('position', pos), v);
+  await set('static');
+  try {
+    await fn();
+  } finally {
+    await set('');
+  }
+}
+
 async function shot(p: Page, name: string): Promise<void> {
-  await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  await withStaticHeader(p, () => p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true }));
   if ((await p.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe)) === 'undefined') await p.addScriptTag({ path: AXE });
   const found = await p.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
@@ -56,7 +67,7 @@ async function docShot(p: Page, name: string, what: 'viewport' | 'main'): Promis
   if (!DOC_SHOTS) return;
   mkdirSync(DOC_SHOTS, { recursive: true });
   const file = path.join(DOC_SHOTS, `${name}.png`);
-  if (what === 'main') await p.locator('main').screenshot({ path: file });
+  if (what === 'main') await withStaticHeader(p, () => p.locator('main').screenshot({ path: file }));
   else await p.screenshot({ path: file });
 }
 
