@@ -368,3 +368,31 @@ describe('vec2vec storage on PostgreSQL', () => {
     }
   });
 });
+
+describe('shipped translations', () => {
+  it('are listed at first start and translate between the built-in models', async () => {
+    const t = await createTestApp();
+    try {
+      const reg = (await t.app.inject({ method: 'GET', url: '/v1/vec2vec/registry', headers: t.admin })).json().translations;
+      const ids = reg.filter((x: { builtin: boolean }) => x.builtin).map((x: { translation_id: string }) => x.translation_id);
+      assert.ok(ids.includes('builtin-use-lite-512d-to-glove-100d') && ids.includes('builtin-glove-100d-to-use-lite-512d'), ids.join(', '));
+      const v = Array.from({ length: 512 }, (_, i) => Math.sin(i));
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/vec2vec/translate',
+        headers: t.admin,
+        payload: { vector: v, source_model: 'use-lite-512d', target_model: 'builtin/glove-100d' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().vector.length, 100);
+      assert.equal(res.json().translation_id, 'builtin-use-lite-512d-to-glove-100d');
+      const norm = Math.hypot(...res.json().vector);
+      assert.ok(Math.abs(norm - 1) < 1e-4);
+      const conf = (await t.app.inject({ method: 'GET', url: '/v1/vec2vec/confidence?source=glove-100d&target=use-lite-512d', headers: t.admin })).json();
+      assert.equal(conf.band, conf.confidence >= 0.95 ? 'excellent' : conf.confidence >= 0.85 ? 'good' : conf.confidence >= 0.7 ? 'fair' : 'poor');
+      assert.ok(conf.metrics.top1_accuracy > 0.3, 'the shipped metrics travel with the entry');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -12,6 +12,7 @@ export {
 export type { TranslationRecord } from './store.ts';
 export {
   createTrainJobHandler,
+  embedSecondsPerText,
   estimateTrainingSeconds,
   TRAIN_JOB_KIND,
   type TrainPayload,

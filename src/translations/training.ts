@@ -187,6 +187,13 @@ export function trainingView(job: Job) {
   };
 }
 
+/** Seconds per text measured on a busy 2-core machine (USE-lite in 2 worker threads ≈ 9 texts/s; GloVe ≈ 2,000/s). */
+export function embedSecondsPerText(modelId: string): number {
+  if (modelId === 'builtin/use-lite-512d') return 0.11;
+  if (modelId === 'builtin/glove-100d') return 0.0006;
+  return 0.01;
+}
+
 /**
  * A rough wall-clock estimate on a 2-core machine: embedding (dominated by the slower model) plus the
  * fit (Gram matrices and solves for linear; epochs × pairs × hidden units for neural).

@@ -6,6 +6,7 @@ import { AppError, Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import {
   confidenceBand,
+  embedSecondsPerText,
   estimateTrainingSeconds,
   IDENTITY_ID,
   resolveKnownModel,
@@ -153,7 +154,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
       return reply.status(202).send({
         job_id: job.id,
         status: 'training',
-        estimated_time_seconds: estimateTrainingSeconds(texts.length, source.dimensions, target.dimensions, body.config),
+        estimated_time_seconds: estimateTrainingSeconds(texts.length, source.dimensions, target.dimensions, body.config, embedSecondsPerText(source.id) + embedSecondsPerText(target.id)),
         usable_samples: texts.length,
       });
     },
