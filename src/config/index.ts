@@ -51,6 +51,7 @@ export const configSchema = z.object({
   ATRIUM_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
   ATRIUM_SYNC_FULL_AT_UTC: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/).default('02:00'),
   ATRIUM_SYNC_SCHEDULER: bool.default(true),
+  ATRIUM_FILESYSTEM_ROOTS: z.string().default(''),
   ATRIUM_LLM_BASE_URL: z.string().url().optional(),
   ATRIUM_LLM_API_KEY: z.string().optional(),
   ATRIUM_LLM_MODEL: z.string().default('gpt-4o-mini'),
@@ -105,6 +106,8 @@ export interface Config {
     readonly syncIntervalMinutes: number;
     readonly fullSyncAtUtc: string;
     readonly scheduler: boolean;
+    /** Folders `filesystem` connectors may sync (empty: none). */
+    readonly filesystemRoots: readonly string[];
     readonly llm: { readonly baseUrl: string; readonly apiKey: string | undefined; readonly model: string } | undefined;
   };
   /** SSO: default session lifetime (tenants may override) and the allowed IdP clock skew. */
@@ -113,6 +116,8 @@ export interface Config {
   readonly federation: { readonly deadlineMs: number; readonly cacheTtlMs: number; readonly dampingThreshold: number; readonly decayLambda: number };
   /** The built web console served at `/` (default: the package's web/dist). */
   readonly webDir: string;
+  /** The document index: full-text language and chunk sizes in characters. */
+  readonly documents: { readonly ftsLanguage: string; readonly chunkMaxChars: number; readonly chunkOverlapChars: number };
   /** Embedding models: the default id, the generated-model cache, transformer worker threads (0 = one per core), remote and ONNX models. */
   readonly embeddings: {
     readonly defaultModel: string;
@@ -129,8 +134,6 @@ export interface Config {
     };
     readonly onnx?: { readonly path: string; readonly pooling: 'mean' | 'cls'; readonly dimensions?: number };
   };
-  /** The document index: full-text language and chunk sizes in characters. */
-  readonly documents: { readonly ftsLanguage: string; readonly chunkMaxChars: number; readonly chunkOverlapChars: number };
 }
 
 function splitList(v: string | undefined): string[] {
@@ -173,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       syncIntervalMinutes: c.ATRIUM_SYNC_INTERVAL_MINUTES,
       fullSyncAtUtc: c.ATRIUM_SYNC_FULL_AT_UTC,
       scheduler: c.ATRIUM_SYNC_SCHEDULER,
+      filesystemRoots: c.ATRIUM_FILESYSTEM_ROOTS.split(',').map((r) => r.trim()).filter(Boolean).map((r) => path.resolve(r)),
       llm: c.ATRIUM_LLM_BASE_URL ? { baseUrl: c.ATRIUM_LLM_BASE_URL.replace(/\/$/, ''), apiKey: c.ATRIUM_LLM_API_KEY, model: c.ATRIUM_LLM_MODEL } : undefined,
     }),
     sso: Object.freeze({ sessionTtlSeconds: c.ATRIUM_SSO_SESSION_TTL_SECONDS, clockSkewSeconds: c.ATRIUM_SSO_CLOCK_SKEW_SECONDS }),
@@ -183,6 +187,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       decayLambda: c.ATRIUM_DECAY_LAMBDA,
     }),
     webDir: c.ATRIUM_WEB_DIR ? path.resolve(c.ATRIUM_WEB_DIR) : fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    documents: Object.freeze({
+      ftsLanguage: c.ATRIUM_FTS_LANGUAGE,
+      chunkMaxChars: c.ATRIUM_CHUNK_MAX_CHARS,
+      chunkOverlapChars: Math.min(c.ATRIUM_CHUNK_OVERLAP_CHARS, Math.floor(c.ATRIUM_CHUNK_MAX_CHARS / 2)),
+    }),
     embeddings: Object.freeze({
       defaultModel: c.ATRIUM_EMBEDDING_MODEL,
       cacheDir: c.ATRIUM_MODEL_CACHE_DIR
@@ -203,11 +212,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       onnx: c.ATRIUM_EMBEDDINGS_ONNX_PATH
         ? { path: path.resolve(c.ATRIUM_EMBEDDINGS_ONNX_PATH), pooling: c.ATRIUM_EMBEDDINGS_ONNX_POOLING, dimensions: c.ATRIUM_EMBEDDINGS_ONNX_DIMENSIONS }
         : undefined,
-    }),
-    documents: Object.freeze({
-      ftsLanguage: c.ATRIUM_FTS_LANGUAGE,
-      chunkMaxChars: c.ATRIUM_CHUNK_MAX_CHARS,
-      chunkOverlapChars: Math.min(c.ATRIUM_CHUNK_OVERLAP_CHARS, Math.floor(c.ATRIUM_CHUNK_MAX_CHARS / 2)),
     }),
   } satisfies Config);
 }

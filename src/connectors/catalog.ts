@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { apiKind } from './api/index.ts';
 import type { AnyKind } from './contract.ts';
+import { filesystemKind } from './filesystem/index.ts';
 import { githubKind } from './github/index.ts';
+import { linearKind } from './linear/index.ts';
 import { slackKind } from './slack/index.ts';
 
 /** Every implemented kind. Only kinds that really work are listed here (and so in the catalogue). */
-const KINDS: readonly AnyKind[] = [apiKind as AnyKind, githubKind as AnyKind, slackKind as AnyKind];
+const KINDS: readonly AnyKind[] = [apiKind as AnyKind, githubKind as AnyKind, linearKind as AnyKind, slackKind as AnyKind];
 
 const byType = new Map<string, AnyKind>();
 
@@ -13,6 +15,13 @@ export function registerKind(kind: AnyKind): void {
   byType.set(kind.type, kind);
 }
 for (const k of KINDS) registerKind(k);
+
+let filesystemRoots: readonly string[] = [];
+/** The folders `filesystem` connectors may read (ATRIUM_FILESYSTEM_ROOTS); set once by the runtime. */
+export function setFilesystemRoots(roots: readonly string[]): void {
+  filesystemRoots = roots;
+}
+registerKind(filesystemKind(() => filesystemRoots) as AnyKind);
 
 export function getKind(type: string): AnyKind | undefined {
   return byType.get(type);

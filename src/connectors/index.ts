@@ -1,6 +1,6 @@
 export { type ExecuteRequest, type ExecuteResponse, executeAction } from './actions/execute.ts';
 export { planWithRules } from './actions/rules.ts';
-export { catalogEntry, type CatalogEntry, getKind, listKinds } from './catalog.ts';
+export { catalogEntry, type CatalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './contract.ts';
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';

@@ -12,6 +12,7 @@ import { createFederationService } from '../federation/index.ts';
 import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
 import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
 import { createSyncHandler, createValidateHandler, documentStoreFor, SYNC_JOB_KIND, VALIDATE_JOB_KIND, withScheduler } from '../sync/index.ts';
+import { setFilesystemRoots } from '../connectors/index.ts';
 
 export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, log);
@@ -51,6 +52,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
     const app = await buildApp(deps, { metrics, systemOnly: config.role === 'worker' });
     const handlers = new Map<string, JobHandler>();
     handlers.set(EMBED_JOB_KIND, embedJobHandler(deps));
+    setFilesystemRoots(config.connectors.filesystemRoots);
     handlers.set(SYNC_JOB_KIND, createSyncHandler(deps));
     handlers.set(VALIDATE_JOB_KIND, createValidateHandler(deps));
     handlers.set(TRAIN_JOB_KIND, createTrainJobHandler(deps));

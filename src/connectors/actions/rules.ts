@@ -7,7 +7,7 @@ import type { ActionDefinition } from '../contract.ts';
  * + issue; `comment_on_issue`: comment/reply;
  * `post_message`: post/send/say/announce/message); each parameter comes from `context[name]` first, else from
  * the intent text: `repository` = the first owner/name token, `issue_number` = `#123`, text parameters
- * `channel` = `#name`, (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon; the free text
+ * `channel` = `#name`, `team` = `team KEY`, (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon; the free text
  * fills only the first text parameter the context leaves empty.
  */
 export interface PlannedCall {
@@ -22,6 +22,7 @@ const TRIGGERS: Record<string, RegExp> = {
 };
 
 function extract(name: string, intent: string): unknown {
+  if (name === 'team') return /\bteam\s+([A-Z][A-Z0-9]{1,9})\b/.exec(intent)?.[1];
   if (name === 'channel') return /(?:^|\s)#([\w-]+)/.exec(intent)?.[1];
   if (name === 'repository') return /\b([\w.-]+\/[\w.-]+)\b/.exec(intent)?.[1];
   if (name === 'issue_number') {
@@ -45,7 +46,7 @@ export function planWithRules<C, S>(actions: readonly ActionDefinition<C, S>[], 
   const parameters: Record<string, unknown> = {};
   let freeTextUsed = false;
   for (const name of Object.keys(shape)) {
-    const structured = name === 'repository' || name === 'issue_number' || name === 'channel';
+    const structured = name === 'repository' || name === 'issue_number' || name === 'channel' || name === 'team';
     // The intent's free text fills one text parameter only (the first: a title, or a comment body).
     const fromIntent = structured || !freeTextUsed ? extract(name, intent) : undefined;
     const v = context[name] ?? fromIntent;

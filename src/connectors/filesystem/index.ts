@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { type FolderState, folderSettingsSchema, folderStateSchema, scanFolder } from '../../documents/files/index.ts';
+import { VendorAuthError } from '../../sync/vendor-errors.ts';
+import { commonSettings } from '../common-settings.ts';
+import type { KindDefinition, SyncMode } from '../contract.ts';
+
+const settings = folderSettingsSchema.extend({ ...commonSettings }).strict();
+type Settings = z.infer<typeof settings>;
+const page = z.object({ mode: z.enum(['incremental', 'full']), previous: folderStateSchema.nullable() });
+type FsPage = z.infer<typeof page>;
+
+/** True when `target` is one of `roots` or inside one (after resolving `..`). */
+export function insideRoots(target: string, roots: readonly string[]): boolean {
+  const t = path.resolve(target);
+  return roots.some((r) => {
+    const root = path.resolve(r);
+    const rel = path.relative(root, t);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+}
+
+/**
+ * `filesystem`: a folder on the server (Markdown, text, HTML, PDF, DOCX, parsed by the documents module's
+ * scanner). Only folders under ATRIUM_FILESYSTEM_ROOTS may be synced, so a tenant cannot read arbitrary
+ * server files. Incremental scans skip files whose mtime and size are unchanged.
+ */
+export function filesystemKind(roots: () => readonly string[]): KindDefinition<Record<string, never>, Settings, FolderState, FsPage> {
+  const check = (s: Settings) => {
+    if (!insideRoots(s.path, roots())) {
+      throw new VendorAuthError(`'${s.path}' is outside the allowed folders: set ATRIUM_FILESYSTEM_ROOTS to include it`);
+    }
+  };
+  return {
+    type: 'filesystem',
+    displayName: 'Folder on the server',
+    category: 'files',
+    authType: 'none',
+    credentials: z.object({}).strict(),
+    settings,
+    contentTypes: ['markdown', 'text', 'html', 'pdf', 'docx'],
+    vendorLimits: {},
+    hasUsableCredentials: () => true,
+    async validate(ctx) {
+      try {
+        check(ctx.settings);
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, message: err instanceof Error ? err.message : String(err) };
+      }
+    },
+    sync: {
+      cursorSchema: folderStateSchema,
+      pageSchema: page,
+      start: (mode: SyncMode, since: FolderState | null) => ({ mode, previous: mode === 'incremental' ? since : null }),
+      async readPage(ctx, p) {
+        check(ctx.settings);
+        const r = await scanFolder(ctx.settings, p.previous);
+        for (const e of r.errors) ctx.log.warn({ path: e.path, err: e.message }, 'file skipped');
+        return {
+          documents: r.upserts.map((d) => ({ ...d, title: d.title, content: d.content, url: d.url ?? undefined, author: d.author ?? undefined, document_type: d.document_type ?? undefined, created_at: d.created_at ?? undefined, updated_at: d.updated_at ?? undefined, metadata: d.metadata ?? undefined, acl: undefined })),
+          deleted: p.mode === 'incremental' ? r.deletes : [],
+          next: null,
+          cursor: r.state,
+        };
+      },
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
+import { createSyncHandler, SYNC_JOB_KIND } from '../../src/sync/index.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
+
+describe('filesystem connector (the documents module scanner behind the sync engine)', () => {
+  let t: TestApp;
+  let dir: string;
+  let worker: Worker;
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-fs-'));
+    await fs.mkdir(path.join(dir, 'docs'));
+    await fs.writeFile(path.join(dir, 'docs/a.md'), '# Alpha\n\nThe alpha runbook.');
+    await fs.writeFile(path.join(dir, 'b.txt'), 'Bravo notes.');
+    t = await createTestApp({ env: { ATRIUM_FILESYSTEM_ROOTS: dir, ATRIUM_SYNC_SCHEDULER: 'false' } });
+    worker = createWorker({ db: t.db, log: silentLog, handlers: new Map([[SYNC_JOB_KIND, createSyncHandler(t.deps)]]), concurrency: 1, pollMs: 50 });
+  });
+  after(async () => {
+    await t.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const ids = async (id: string) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
+  const sync = async (id: string, full: boolean) => {
+    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
+    assert.equal(r.statusCode, 202, r.body);
+    await worker.drain();
+    return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+  };
+
+  it('syncs a folder, then only what changed, and removes deleted files', async () => {
+    const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'docs', settings: { path: dir } } })).json();
+    const first = await sync(c.connector_id, true);
+    assert.equal(first.status, 'idle');
+    const got = await ids(c.connector_id);
+    assert.equal(got.length, 2, got.join(','));
+    await fs.writeFile(path.join(dir, 'c.md'), 'Charlie');
+    await fs.rm(path.join(dir, 'b.txt'));
+    const second = await sync(c.connector_id, false);
+    assert.equal(second.sync_runs[0].added, 1);
+    assert.equal(second.sync_runs[0].deleted, 1);
+    assert.equal((await ids(c.connector_id)).length, 2);
+  });
+
+  it('refuses folders outside ATRIUM_FILESYSTEM_ROOTS with an actionable error', async () => {
+    const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'etc', settings: { path: path.join(dir, '..', '..', 'etc') } } })).json();
+    const after = await sync(c.connector_id, true);
+    assert.equal(after.status, 'error');
+    assert.match(after.status_reason, /outside the allowed folders.*ATRIUM_FILESYSTEM_ROOTS/);
+    assert.deepEqual(await ids(c.connector_id), []);
+  });
+});
