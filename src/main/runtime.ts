@@ -58,6 +58,16 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
     handlers.set(TRAIN_JOB_KIND, createTrainJobHandler(deps));
     const baseWorker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
     const worker = config.connectors.scheduler ? withScheduler(baseWorker, deps) : baseWorker;
+    metrics.gauge('atrium_connectors', 'Connectors by kind and state', ['connector_type', 'status'], async (g) => {
+      g.reset();
+      const r = await db.query<{ connector_type: string; status: string; n: number }>('SELECT connector_type, status, count(*)::int AS n FROM connectors GROUP BY 1, 2');
+      for (const row of r.rows) g.set({ connector_type: row.connector_type, status: row.status }, row.n);
+    });
+    metrics.gauge('atrium_sync_runs', 'Connector sync runs by type and status', ['sync_type', 'status'], async (g) => {
+      g.reset();
+      const r = await db.query<{ sync_type: string; status: string; n: number }>('SELECT sync_type, status, count(*)::int AS n FROM connector_sync_runs GROUP BY 1, 2');
+      for (const row of r.rows) g.set({ sync_type: row.sync_type, status: row.status }, row.n);
+    });
     metrics.gauge('atrium_jobs', 'Jobs by kind and status', ['kind', 'status'], async (g) => {
       g.reset();
       const r = await db.query<{ kind: string; status: string; n: number }>(

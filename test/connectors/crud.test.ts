@@ -91,3 +91,16 @@ describe('connectors CRUD (api kind)', () => {
     assert.equal(api.sync, false);
   });
 });
+
+describe('connector metrics', () => {
+  it('exports connectors by kind and state on /metrics', async () => {
+    const t = await createTestApp();
+    try {
+      await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'api', display_name: 'm' } });
+      const m = await t.app.inject({ method: 'GET', url: '/metrics' });
+      assert.match(m.body, /atrium_connectors\{connector_type="api",status="connected"\} 1/);
+    } finally {
+      await t.close();
+    }
+  });
+});
