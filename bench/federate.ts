@@ -134,7 +134,8 @@ function run(url: string, title: string, pathName: string, bodies: () => string)
   });
 }
 
-await build();
+// FED_BENCH_BUILD=0 measures the corpus as it is (e.g. after an interrupted growth run).
+if (process.env.FED_BENCH_BUILD !== '0') await build();
 const buildNote = (await fs.readFile(path.join(dir, 'bench-built'), 'utf8')).trim().split('\n').join('; ');
 const rt = await runtime();
 const count = await rt.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
