@@ -5,6 +5,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
 import { createSyncHandler, createValidateHandler, scheduleDueSyncs, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
 import { seededRepo, startFakeGitHub } from '../fakes/github.ts';
+import { startFakeLinear } from '../fakes/linear.ts';
 import { loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { silentLog } from '../support/db.ts';
@@ -62,6 +63,43 @@ const FIXTURES: Record<string, () => Promise<Fixture>> = {
       },
       rateLimitNext: () => gh.rateLimitNext(1, 1),
       close: () => gh.close(),
+    };
+  },
+  async linear() {
+    const lin = await startFakeLinear();
+    const d = lin.data;
+    let n = 0;
+    return {
+      env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ linear: lin.url }) },
+      credentials: { api_key: lin.apiKey },
+      badCredentials: { api_key: 'lin_api_wrong' },
+      settings: { include_comments: true, sync_attachments: true },
+      expected: () =>
+        [
+          ...d.issues.filter((i) => !i.archivedAt).map((i) => `issue:${i.id}`),
+          ...d.projects.map((p) => `project:${p.id}`),
+          ...d.cycles.map((c) => `cycle:${c.id}`),
+          ...d.documents.map((x) => `document:${x.id}`),
+          ...d.milestones.map((m) => `milestone:${m.id}`),
+          ...d.comments.map((c) => `comment:${c.id}`),
+          ...d.attachments.map((a) => `attachment:${a.id}`),
+        ].sort(),
+      addItem() {
+        const base = d.issues[0];
+        assert.ok(base);
+        const t = lin.tick();
+        const id = `new-issue-${++n}`;
+        d.issues.push({ ...base, id, identifier: `ENG-${900 + n}`, title: `New issue ${n}`, createdAt: t, updatedAt: t, archivedAt: null });
+        return `issue:${id}`;
+      },
+      removeItem() {
+        const i = d.issues.findIndex((x) => !x.archivedAt && !d.comments.some((c) => c.issue.id === x.id) && !d.attachments.some((a) => a.issue.id === x.id));
+        const [gone] = d.issues.splice(i, 1);
+        assert.ok(gone);
+        return `issue:${gone.id}`;
+      },
+      rateLimitNext: () => lin.rateLimitNext(1, 1),
+      close: () => lin.close(),
     };
   },
   async slack() {

@@ -1,0 +1,41 @@
+import { AuthenticationLinearError, ForbiddenLinearError, LinearClient, LinearError, RatelimitedLinearError } from '@linear/sdk';
+import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
+import type { SourceContext } from '../contract.ts';
+import type { LinearCredentials, LinearSettings } from './schemas.ts';
+
+type Ctx = SourceContext<LinearCredentials, LinearSettings>;
+
+/** The official client pointed at Linear's GraphQL endpoint (or a fake's `<base>/graphql`); the engine owns retries. */
+export function linearClient(ctx: Ctx): LinearClient {
+  const apiUrl = ctx.apiBaseUrl ? `${ctx.apiBaseUrl.replace(/\/$/, '')}/graphql` : undefined;
+  return new LinearClient({ apiKey: ctx.credentials.api_key, apiUrl, signal: ctx.signal });
+}
+
+/** Milliseconds to wait from Linear's rate-limit answer: Retry-After (s), else the requests reset (epoch ms). */
+export function linearRetryAfterMs(e: { retryAfter?: number; requestsResetAt?: number }, nowMs: number): number | null {
+  if (typeof e.retryAfter === 'number') return Math.max(0, e.retryAfter * 1000);
+  if (typeof e.requestsResetAt === 'number') return Math.max(0, e.requestsResetAt - nowMs);
+  return null;
+}
+
+/** Maps the SDK's typed errors (parsed from `extensions.type` or the HTTP status) to the engine's vendor errors. */
+export function mapLinearError(err: unknown): unknown {
+  if (err instanceof RatelimitedLinearError) return new VendorRateLimitedError(`Linear rate limit (${err.message})`, linearRetryAfterMs(err, Date.now()));
+  if (err instanceof AuthenticationLinearError || err instanceof ForbiddenLinearError) {
+    return new VendorAuthError(`Linear answered ${err.type} (${err.message}): use a personal API key (Authorization: <key>) that can read the selected teams`);
+  }
+  if (err instanceof LinearError && err.status === 429) return new VendorRateLimitedError('Linear rate limit (HTTP 429)', null);
+  return err;
+}
+
+/** One GraphQL operation through the SDK's client, behind the connector's token bucket. */
+export async function linearRequest<T>(ctx: Ctx, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  await ctx.acquire();
+  try {
+    const r = await linearClient(ctx).client.rawRequest<T, Record<string, unknown>>(query, variables);
+    if (r.data === undefined) throw new Error('Linear answered without data');
+    return r.data;
+  } catch (err) {
+    throw mapLinearError(err);
+  }
+}
