@@ -8,7 +8,6 @@ import {
   documentInputSchema,
   type DocumentsDeps,
   embedPendingChunks,
-  type FolderState,
   folderStateSchema,
   scanFolder,
   searchPassages,
@@ -131,7 +130,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           connectorId = opts.source ?? `filesystem-${slug(path.basename(abs))}`;
           const settings = await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
           const prev = folderStateSchema.safeParse(settings.scan_state);
-          const scan = await scanFolder({ path: abs }, prev.success ? (prev.data as FolderState) : null);
+          const scan = await scanFolder({ path: abs }, prev.success ? prev.data : null);
           errors = scan.errors;
           for (let i = 0; i < scan.upserts.length; i += 200) {
             await store(connectorId, scan.upserts.slice(i, i + 200));
