@@ -48,8 +48,15 @@ describe('remote node fan-out', () => {
     assert.deepEqual([r1.ok, !r1.ok && r1.reason], [false, 'error']);
     const junk = (async () => new Response(JSON.stringify({ items: 'no' }), { status: 200 })) as unknown as typeof fetch;
     assert.equal((await queryRemoteNode(node, q, { ...opts, fetch: junk })).ok, false);
+    // AbortSignal.timeout's timer does not keep the event loop alive; the fallback timer here does.
     const hang = ((_u: string, init: RequestInit) =>
-      new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(init.signal?.reason)))) as unknown as typeof fetch;
+      new Promise((_resolve, reject) => {
+        const fallback = setTimeout(() => reject(new Error('deadline never fired')), 5000);
+        init.signal?.addEventListener('abort', () => {
+          clearTimeout(fallback);
+          reject(init.signal?.reason);
+        });
+      })) as unknown as typeof fetch;
     const r3 = await queryRemoteNode(node, q, { ...opts, deadlineMs: 20, fetch: hang });
     assert.deepEqual([r3.ok, !r3.ok && r3.reason], [false, 'timeout']);
   });
