@@ -357,7 +357,9 @@ export function matches(node: unknown, filter: Filter | null | undefined): boole
       if (!ok) return false;
       continue;
     }
-    const child = (node as Record<string, unknown> | null)?.[key];
+    // Linear filters projects by `accessibleTeams`; the fake keeps them in the `teams` connection.
+    const record = node as Record<string, unknown> | null;
+    const child = key === 'accessibleTeams' ? record?.teams : record?.[key];
     if (child === null || child === undefined) {
       if ((cond as Filter).null === true) continue;
       return false;

@@ -9,7 +9,10 @@ const teamRef = z.string().min(1).describe('team key (e.g. "ENG") or id');
 const issueRef = z.string().min(1).describe('issue identifier (e.g. "ENG-123") or id');
 
 async function teamId(ctx: Ctx, ref: string): Promise<string> {
-  const r = await linearRequest<{ teams: { nodes: { id: string; key: string }[] } }>(ctx, 'query Team($ref: String!) { teams(first: 2, filter: { or: [{ key: { eq: $ref } }, { id: { eq: $ref } }] }) { nodes { id key } } }', { ref });
+  const r = await linearRequest<{ teams: { nodes: { id: string; key: string }[] } }>(ctx, 'query Team($key: String!, $id: ID!) { teams(first: 2, filter: { or: [{ key: { eq: $key } }, { id: { eq: $id } }] }) { nodes { id key } } }', {
+    key: ref,
+    id: ref,
+  });
   const team = r.teams.nodes[0];
   if (!team) throw new Error(`Linear has no team '${ref}' readable with this key`);
   return team.id;

@@ -87,7 +87,7 @@ export interface LinMilestone extends Base {
   readonly project?: { id: string; name: string; url: string; teams?: Conn<TeamRef> | null } | null;
 }
 
-const who = (u: Named | null | undefined) => u?.displayName || u?.name || undefined;
+const who = (u: Named | null | undefined) => u?.name || u?.displayName || undefined;
 const teamAcl = (teams: readonly TeamRef[]) => ({ visibility: 'team', teams: teams.map((t) => t.key) });
 const archived = (b: Base) => (b.archivedAt ? { archived_at: b.archivedAt } : {});
 
