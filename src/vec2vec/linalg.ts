@@ -211,6 +211,38 @@ export function affine(x: ArrayLike<number>, w: Float32Array, b: Float32Array | 
   return out;
 }
 
+/** The transpose of a rows×cols row-major matrix. */
+export function transpose(w: Float32Array, rows: number, cols: number): Float32Array {
+  const t = new Float32Array(w.length);
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = w[i * cols + j]!;
+  return t;
+}
+
+/**
+ * y = x · W + b with W given transposed (dout×din): one dot product per output, accumulated in registers
+ * with four independent sums. About twice as fast as the axpy form for a single vector.
+ */
+export function affineT(x: Float32Array, wt: Float32Array, b: Float32Array | null, din: number, dout: number, out: Float32Array): Float32Array {
+  const n4 = din - (din % 4);
+  for (let j = 0; j < dout; j++) {
+    const o = j * din;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let i = 0;
+    for (; i < n4; i += 4) {
+      s0 += x[i]! * wt[o + i]!;
+      s1 += x[i + 1]! * wt[o + i + 1]!;
+      s2 += x[i + 2]! * wt[o + i + 2]!;
+      s3 += x[i + 3]! * wt[o + i + 3]!;
+    }
+    for (; i < din; i++) s0 += x[i]! * wt[o + i]!;
+    out[j] = s0 + s1 + s2 + s3 + (b ? b[j]! : 0);
+  }
+  return out;
+}
+
 /** Y = X · W (+ b) for a batch: X is n×din, W din×dout. */
 export function matmulAdd(x: Float32Array, n: number, din: number, w: Float32Array, dout: number, b: Float32Array | null, out: Float32Array): void {
   for (let r = 0; r < n; r++) {

@@ -1,4 +1,4 @@
-import { affine, type Mat, mat, matmulAdd, normalizeInPlace } from './linalg.ts';
+import { affine, affineT, type Mat, mat, matmulAdd, normalizeInPlace, transpose } from './linalg.ts';
 
 /** y = x·W + b, fitted by ridge regression or orthogonal Procrustes (W is sourceDim×targetDim). */
 export interface LinearMap {
@@ -40,10 +40,34 @@ export function applyRaw(map: TranslationMap, x: ArrayLike<number>, out: Float32
   return out;
 }
 
+// Transposed weights for the single-vector path, computed once per weight array.
+const transposed = new WeakMap<Float32Array, Float32Array>();
+function transposedOf(w: Float32Array, rows: number, cols: number): Float32Array {
+  let t = transposed.get(w);
+  if (!t) {
+    t = transpose(w, rows, cols);
+    transposed.set(w, t);
+  }
+  return t;
+}
+
 /** Translates one vector into the target space, L2-normalized like every stored embedding. */
-export function translateVector(map: TranslationMap, x: ArrayLike<number>, out?: Float32Array, scratch?: Float32Array): Float32Array {
+export function translateVector(map: TranslationMap, x: ArrayLike<number>, out: Float32Array = new Float32Array(map.targetDim), scratch?: Float32Array): Float32Array {
   if (x.length !== map.sourceDim) throw new Error(`vector has ${x.length} dimensions, the map expects ${map.sourceDim}`);
-  return normalizeInPlace(applyRaw(map, x, out, scratch));
+  const xv = x instanceof Float32Array ? x : Float32Array.from(x);
+  const lin = map.kind === 'linear' ? map : map.linear;
+  affineT(xv, transposedOf(lin.weight, map.sourceDim, map.targetDim), lin.bias, map.sourceDim, map.targetDim, out);
+  if (map.kind === 'neural') {
+    const h = affineT(xv, transposedOf(map.w1, map.sourceDim, map.hidden), map.b1, map.sourceDim, map.hidden, scratch ?? new Float32Array(map.hidden));
+    for (let k = 0; k < map.hidden; k++) {
+      const a = h[k]!;
+      if (a <= 0) continue;
+      const o = k * map.targetDim;
+      for (let j = 0; j < map.targetDim; j++) out[j]! += a * map.w2[o + j]!;
+    }
+    for (let j = 0; j < map.targetDim; j++) out[j]! += map.b2[j]!;
+  }
+  return normalizeInPlace(out);
 }
 
 /** Raw images of every row of `x`. */
