@@ -116,6 +116,11 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         const current = page;
         const result = await step(() => sync.readPage(source, current));
         if (result === null) continue;
+        // A pause or delete that landed while the page was in flight: store nothing more.
+        if (await jobCancelled(deps, ctx.job.id)) {
+          await finishRun(deps.db, runId, 'cancelled', deps.clock.now(), 'cancelled (connector paused or deleted)');
+          return { cancelled: true };
+        }
         limitedAttempt = 0;
         const counts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
         if (result.documents.length > 0) {
