@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
+import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('pausing a connector while it syncs', () => {
+  let t: TestApp;
+  let gh: FakeGitHub;
+  let worker: Worker;
+  before(async () => {
+    gh = await startFakeGitHub({ repos: [seededRepo('acme/slow', 300)] });
+    t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ github: gh.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
+    worker = createWorker({
+      db: t.db,
+      log: silentLog,
+      handlers: new Map([
+        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
+        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
+      ]),
+      concurrency: 1,
+      pollMs: 20,
+    });
+  });
+  after(async () => {
+    await worker.stop();
+    await t.close();
+    await gh.close();
+  });
+
+  it('stops the running sync at its next checkpoint, refuses syncs while paused, and resumes', async () => {
+    const id = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'slow', credentials: { access_token: gh.token } } })).json().connector_id;
+    await worker.drain();
+    gh.delayMs = 30;
+    const s = (await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=true`, headers: t.admin })).json();
+    worker.start();
+    await waitFor('a committed page', async () => {
+      const r = await t.db.query<{ batches: number }>('SELECT batches FROM connector_sync_runs WHERE id = $1', [s.run_id]);
+      return Number(r.rows[0]?.batches ?? 0) >= 2;
+    });
+    const paused = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/pause`, headers: t.admin });
+    assert.deepEqual(paused.json(), { connector_id: id, status: 'paused' });
+    const run = await waitFor('the run to stop', async () => {
+      const r = await t.db.query<{ status: string }>('SELECT status FROM connector_sync_runs WHERE id = $1', [s.run_id]);
+      return r.rows[0]?.status === 'cancelled' ? r.rows[0] : null;
+    });
+    assert.equal(run.status, 'cancelled');
+    const count = async () => Number((await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE source_node = $1', [id])).rows[0]?.n);
+    const atStop = await count();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await count(), atStop, 'nothing is stored after the pause');
+    const refused = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync`, headers: t.admin });
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.json().error.message, /paused/);
+    const resumed = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/resume`, headers: t.admin });
+    assert.deepEqual(resumed.json(), { connector_id: id, status: 'connected' });
+    gh.delayMs = 0;
+    await worker.stop();
+    const again = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=true`, headers: t.admin });
+    assert.equal(again.statusCode, 202, again.body);
+    await worker.drain();
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(c.status, 'idle');
+    assert.equal(c.document_count, 1 + 300 + 2 + 1);
+  });
+});
