@@ -3,9 +3,9 @@ import type { AppDeps } from '../deps.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { connectorRoutes } from './connectors.ts';
+import { documentRoutes } from './documents.ts';
 import { embeddingRoutes } from './embeddings.ts';
 import { federateRoutes } from './federate.ts';
-import { documentRoutes } from './documents.ts';
 import { meRoutes } from './me.ts';
 import { mcpRoutes } from './mcp.ts';
 import { ssoRoutes } from './sso.ts';
@@ -19,13 +19,13 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await apiKeyRoutes(app, deps);
   await auditRoutes(app, deps);
   await connectorRoutes(app, deps);
+  await documentRoutes(app, deps);
   await embeddingRoutes(app, deps);
   await federateRoutes(app, deps);
-  await documentRoutes(app, deps);
+  await meRoutes(app, deps);
   await mcpRoutes(app, deps);
   await ssoRoutes(app, deps);
   await vec2vecRoutes(app, deps);
-  await meRoutes(app, deps);
   // Last: the console's catch-all GET /* must not shadow any API route.
   await webRoutes(app, deps);
 }
