@@ -192,6 +192,15 @@ describe('linear connector against the fake Linear GraphQL API', () => {
       assert.equal(await doc('issue:webhook-issue-1'), undefined);
     });
 
+    it('an update for an object Linear no longer has (Entity not found) deletes it', async () => {
+      const i = d().issues.findIndex((x) => x.identifier === 'ENG-9');
+      const [gone] = d().issues.splice(i, 1);
+      assert.ok(gone && (await doc(`issue:${gone.id}`)));
+      const r = await deliver(envelope('Issue', 'update', { id: gone.id }));
+      assert.deepEqual(r.json(), { status: 'applied', event: 'Issue.update', upserted: 0, deleted: 1 });
+      d().issues.splice(i, 0, gone);
+    });
+
     it('ignores objects of teams outside the connector settings', async () => {
       const des = d().issues.find((i) => i.team.key === 'DES' && !i.archivedAt);
       assert.ok(des);

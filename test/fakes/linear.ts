@@ -69,13 +69,13 @@ type Query {
   projectMilestones(first: Int, after: String, filter: ProjectMilestoneFilter, includeArchived: Boolean, orderBy: PaginationOrderBy): ProjectMilestoneConnection!
   comments(first: Int, after: String, filter: CommentFilter, includeArchived: Boolean, orderBy: PaginationOrderBy): CommentConnection!
   attachments(first: Int, after: String, filter: AttachmentFilter, includeArchived: Boolean, orderBy: PaginationOrderBy): AttachmentConnection!
-  issue(id: String!): Issue
-  project(id: String!): Project
-  cycle(id: String!): Cycle
-  document(id: String!): Document
-  projectMilestone(id: String!): ProjectMilestone
-  comment(id: String!): Comment
-  attachment(id: String!): Attachment
+  issue(id: String!): Issue!
+  project(id: String!): Project!
+  cycle(id: String!): Cycle!
+  document(id: String!): Document!
+  projectMilestone(id: String!): ProjectMilestone!
+  comment(id: String!): Comment!
+  attachment(id: String!): Attachment!
 }
 type Mutation {
   issueCreate(input: IssueCreateInput!): IssuePayload!
@@ -402,6 +402,12 @@ export async function startFakeLinear(data: LinearData = seedLinear()): Promise<
   let limitStyle: 'graphql' | 'http' = 'graphql';
   let clock = Date.parse(iso(100_000));
   const byId = <T extends { id: string }>(list: T[], id: string) => list.find((x) => x.id === id) ?? null;
+  /** Linear answers an unknown id with an `Entity not found: <Type>` error (extensions.type "invalid input"). */
+  const one = <T extends { id: string }>(type: string, list: T[], id: string) => {
+    const found = byId(list, id);
+    if (!found) throw new Error(`Entity not found: ${type}`);
+    return found;
+  };
   const root = {
     viewer: () => data.viewer,
     organization: () => data.organization,
@@ -413,13 +419,13 @@ export async function startFakeLinear(data: LinearData = seedLinear()): Promise<
     projectMilestones: (a: ConnArgs) => connection(data.milestones, a),
     comments: (a: ConnArgs) => connection(data.comments, a),
     attachments: (a: ConnArgs) => connection(data.attachments, a),
-    issue: ({ id }: { id: string }) => data.issues.find((i) => i.id === id || i.identifier === id) ?? null,
-    project: ({ id }: { id: string }) => byId(data.projects, id),
-    cycle: ({ id }: { id: string }) => byId(data.cycles, id),
-    document: ({ id }: { id: string }) => byId(data.documents, id),
-    projectMilestone: ({ id }: { id: string }) => byId(data.milestones, id),
-    comment: ({ id }: { id: string }) => byId(data.comments, id),
-    attachment: ({ id }: { id: string }) => byId(data.attachments, id),
+    issue: ({ id }: { id: string }) => one('Issue', data.issues, data.issues.find((i) => i.identifier === id)?.id ?? id),
+    project: ({ id }: { id: string }) => one('Project', data.projects, id),
+    cycle: ({ id }: { id: string }) => one('Cycle', data.cycles, id),
+    document: ({ id }: { id: string }) => one('Document', data.documents, id),
+    projectMilestone: ({ id }: { id: string }) => one('ProjectMilestone', data.milestones, id),
+    comment: ({ id }: { id: string }) => one('Comment', data.comments, id),
+    attachment: ({ id }: { id: string }) => one('Attachment', data.attachments, id),
     issueCreate: ({ input }: { input: { teamId: string; title: string; description?: string; priority?: number } }) => {
       const team = byId(data.teams, input.teamId);
       if (!team) throw new Error('Entity not found: Team');

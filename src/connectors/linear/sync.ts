@@ -92,11 +92,13 @@ export const linearPage = z.object({
   teamIds: z.array(z.string()).nullable(),
   workspaceUrl: z.string(),
   after: z.string().nullable(),
-  since: z.string().nullable(),
-  maxUpdated: z.string().nullable(),
+  /** Per object kind: the cursor this sync reads after (incremental) and the latest updatedAt seen so far. */
+  since: z.record(z.string(), z.string()),
+  maxUpdated: z.record(z.string(), z.string()),
 });
 export type LinearPage = z.infer<typeof linearPage>;
-export const linearCursor = z.object({ since: z.string().nullable() });
+/** Per object kind, so an object edited during a sync in an earlier phase is not skipped by a later phase's newer time. */
+export const linearCursor = z.object({ since: z.record(z.string(), z.string()) });
 export type LinearCursor = z.infer<typeof linearCursor>;
 
 const cursorOf = (p: LinearPage): LinearCursor => ({ since: p.maxUpdated });
@@ -146,8 +148,9 @@ async function readPage(ctx: Ctx, p: LinearPage): Promise<Page<LinearPage, Linea
     return { documents: [], next: nextEntity({ ...p, teamIds, workspaceUrl }, ctx.settings, 'setup'), cursor: cursorOf(p) };
   }
   const entity: Entity = ENTITIES[p.phase];
+  const since = p.since[p.phase];
   const filter: Record<string, unknown> = {
-    ...(p.since ? { updatedAt: { gt: p.since } } : {}),
+    ...(since ? { updatedAt: { gt: since } } : {}),
     ...(p.teamIds ? (entity.teamFilter(p.teamIds) ?? {}) : {}),
   };
   // An incremental sync also asks for archived items, so an archival since the cursor removes the document.
@@ -165,7 +168,8 @@ async function readPage(ctx: Ctx, p: LinearPage): Promise<Page<LinearPage, Linea
   const nodes = conn.nodes.filter(inScope);
   const keep = nodes.filter((n) => !n.archivedAt || ctx.settings.include_archived);
   const gone = nodes.filter((n) => n.archivedAt && !ctx.settings.include_archived);
-  const maxUpdated = conn.nodes.reduce<string | null>((m, n) => laterIso(m, n.updatedAt), p.maxUpdated);
+  const latest = conn.nodes.reduce<string | null>((m, n) => laterIso(m, n.updatedAt), p.maxUpdated[p.phase] ?? null);
+  const maxUpdated = latest ? { ...p.maxUpdated, [p.phase]: latest } : p.maxUpdated;
   const documents = keep.map((n) => entity.toDocument(n, p.workspaceUrl));
   const deleted = gone.map((n) => entity.toDocument(n, p.workspaceUrl).external_id);
   const next = conn.pageInfo.hasNextPage && conn.pageInfo.endCursor ? { ...p, after: conn.pageInfo.endCursor, maxUpdated } : nextEntity({ ...p, maxUpdated }, ctx.settings, p.phase);
@@ -176,8 +180,8 @@ export const linearSync: SyncCapability<LinearCredentials, LinearSettings, Linea
   cursorSchema: linearCursor,
   pageSchema: linearPage,
   start(mode: SyncMode, since: LinearCursor | null): LinearPage {
-    const s = mode === 'incremental' ? (since?.since ?? null) : null;
-    return { mode, phase: 'setup', teamIds: null, workspaceUrl: 'https://linear.app', after: null, since: s, maxUpdated: since?.since ?? null };
+    const previous = since?.since ?? {};
+    return { mode, phase: 'setup', teamIds: null, workspaceUrl: 'https://linear.app', after: null, since: mode === 'incremental' ? previous : {}, maxUpdated: previous };
   },
   readPage,
 };

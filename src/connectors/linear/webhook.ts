@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { InvalidInputLinearError } from '@linear/sdk';
 import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
 import { linearRequest } from './client.ts';
 import type { LinearCredentials, LinearSettings } from './schemas.ts';
@@ -71,6 +72,17 @@ function inScope(settings: LinearSettings, node: Record<string, unknown>): boole
   return teamsOf(node).some((t) => wanted.includes(t.key) || wanted.includes(t.id));
 }
 
+/** Linear answers an unknown (deleted) id with an `Entity not found` error: that object is gone. */
+async function fetchOne(ctx: Ctx, field: string, fields: string, id: string): Promise<Record<string, unknown> | null> {
+  try {
+    const r = await linearRequest<Record<string, Record<string, unknown> | null>>(ctx, `query One($id: String!) { ${field}(id: $id) { ${fields} } }`, { id });
+    return r[field] ?? null;
+  } catch (err) {
+    if (err instanceof InvalidInputLinearError && /not found/i.test(err.message)) return null;
+    throw err;
+  }
+}
+
 async function workspaceUrl(ctx: Ctx): Promise<string> {
   const r = await linearRequest<{ organization: { urlKey: string } }>(ctx, 'query { organization { urlKey } }');
   return `https://linear.app/${r.organization.urlKey}`;
@@ -98,8 +110,7 @@ export const linearWebhook: WebhookCapability<LinearCredentials, LinearSettings>
     if (!entity.enabled(ctx.settings)) return none;
     const externalId = `${PREFIX[target.entity]}:${id}`;
     if (p.action === 'remove') return { ...none, deleted: [externalId] };
-    const r = await linearRequest<Record<string, Record<string, unknown> | null>>(ctx, `query One($id: String!) { ${target.query}(id: $id) { ${entity.fields} } }`, { id });
-    const node = r[target.query];
+    const node = await fetchOne(ctx, target.query, entity.fields, id);
     if (!node) return { ...none, deleted: [externalId] };
     if (!inScope(ctx.settings, node)) return none;
     if (node.archivedAt && !ctx.settings.include_archived) return { ...none, deleted: [externalId] };
