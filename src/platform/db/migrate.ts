@@ -50,8 +50,12 @@ export async function migrate(db: DatabaseExecutor, log: Logger, dir = MIGRATION
     )`);
   });
   const applied: string[] = [];
+  // One read of what is applied, so a start with nothing pending costs one query, not one per migration;
+  // each pending migration is still re-checked under the lock before it runs.
+  const done = new Set((await db.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
   for (const m of await readMigrations(dir)) {
     if (m.requiresVector && !db.hasVector) continue;
+    if (done.has(m.name)) continue;
     const didApply = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [m.name]);
