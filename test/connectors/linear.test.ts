@@ -201,12 +201,20 @@ describe('linear connector against the fake Linear GraphQL API', () => {
       d().issues.splice(i, 0, gone);
     });
 
-    it('ignores objects of teams outside the connector settings', async () => {
+    it('does not store objects of other teams, and drops an issue moved out of the connector teams', async () => {
       const des = d().issues.find((i) => i.team.key === 'DES' && !i.archivedAt);
       assert.ok(des);
       const r = await deliver(envelope('Issue', 'update', { id: des.id }));
-      assert.equal(r.json().status, 'ignored', r.body);
+      assert.equal(r.json().upserted, 0, r.body);
       assert.equal(await doc(`issue:${des.id}`), undefined);
+      const moved = d().issues.find((i) => i.identifier === 'ENG-10');
+      const desTeam = d().teams.find((x) => x.key === 'DES');
+      assert.ok(moved && desTeam && (await doc(`issue:${moved.id}`)));
+      const engTeam = moved.team;
+      moved.team = desTeam;
+      const m = await deliver(envelope('Issue', 'update', { id: moved.id, teamId: desTeam.id }));
+      assert.deepEqual(m.json(), { status: 'applied', event: 'Issue.update', upserted: 0, deleted: 1 });
+      moved.team = engTeam;
     });
 
     it('rejects a wrong signature, a tampered body and a replayed (stale) delivery', async () => {

@@ -91,7 +91,8 @@ async function workspaceUrl(ctx: Ctx): Promise<string> {
 /**
  * Linear data-change webhooks (`{action: create|update|remove, type, data, url, webhookTimestamp}`): a removal
  * deletes the document; a create or update refetches the object through the API (the payload is a partial
- * snapshot), so webhook and sync documents are identical. Archived objects are removed unless include_archived.
+ * snapshot), so webhook and sync documents are identical. Archived objects are removed unless include_archived,
+ * and so are objects now outside the connector's teams.
  */
 export const linearWebhook: WebhookCapability<LinearCredentials, LinearSettings> = {
   events: Object.keys(TYPES),
@@ -112,7 +113,8 @@ export const linearWebhook: WebhookCapability<LinearCredentials, LinearSettings>
     if (p.action === 'remove') return { ...none, deleted: [externalId] };
     const node = await fetchOne(ctx, target.query, entity.fields, id);
     if (!node) return { ...none, deleted: [externalId] };
-    if (!inScope(ctx.settings, node)) return none;
+    // Out of the connector's teams (e.g. moved to another team): drop our copy if we had one.
+    if (!inScope(ctx.settings, node)) return { ...none, deleted: [externalId] };
     if (node.archivedAt && !ctx.settings.include_archived) return { ...none, deleted: [externalId] };
     const url = target.entity === 'cycles' ? await workspaceUrl(ctx) : 'https://linear.app';
     return { ...none, documents: [entity.toDocument(node as unknown as Parameters<Entity["toDocument"]>[0], url)] };
