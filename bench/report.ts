@@ -7,7 +7,7 @@ export const BENCH_FILE = path.resolve(import.meta.dirname, '../docs/benchmarks.
 /** One line naming the machine and date, for the top of every section. */
 export function machineLine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  return `Machine: ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}. Date: ${new Date().toISOString()}.`;
+  return `Machine: ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}, load average ${os.loadavg()[0]?.toFixed(1)} at the start (other work on the machine inflates wall-clock numbers). Date: ${new Date().toISOString()}.`;
 }
 
 /**
