@@ -39,9 +39,9 @@ type IssueLabel { id: ID! name: String! }
 type IssueLabelConnection { nodes: [IssueLabel!]! pageInfo: PageInfo! }
 type Issue { id: ID! identifier: String! title: String! description: String url: String! priority: Float! priorityLabel: String! estimate: Float dueDate: TimelessDate
   createdAt: DateTime! updatedAt: DateTime! archivedAt: DateTime completedAt: DateTime creator: User assignee: User state: WorkflowState! team: Team!
-  project: Project cycle: Cycle labels: IssueLabelConnection! }
+  project: Project cycle: Cycle labels(first: Int, after: String): IssueLabelConnection! }
 type Project { id: ID! name: String! description: String! content: String url: String! state: String! startDate: TimelessDate targetDate: TimelessDate
-  createdAt: DateTime! updatedAt: DateTime! archivedAt: DateTime creator: User lead: User teams: TeamConnection! }
+  createdAt: DateTime! updatedAt: DateTime! archivedAt: DateTime creator: User lead: User teams(first: Int, after: String): TeamConnection! }
 type Cycle { id: ID! number: Float! name: String description: String startsAt: DateTime! endsAt: DateTime! completedAt: DateTime createdAt: DateTime! updatedAt: DateTime! archivedAt: DateTime team: Team! }
 type Document { id: ID! title: String! content: String url: String! createdAt: DateTime! updatedAt: DateTime! archivedAt: DateTime creator: User project: Project }
 type ProjectMilestone { id: ID! name: String! description: String targetDate: TimelessDate createdAt: DateTime! updatedAt: DateTime! archivedAt: DateTime project: Project! }

@@ -26,14 +26,17 @@ const PAGE_SIZE = 50;
 const TEAM = 'id key name';
 const WHO = 'id name displayName';
 
-/** GraphQL selections, kept to the fields the mappers read (Linear bills query complexity per field). */
+/**
+ * GraphQL selections, kept to the fields the mappers read. Linear bills query complexity (nested connections
+ * multiply by their `first`, default 50; 10,000 per query), so nested connections ask for few nodes.
+ */
 export const FIELDS = {
   issue: `id identifier title description url priority priorityLabel estimate dueDate createdAt updatedAt archivedAt completedAt
-    creator { ${WHO} } assignee { ${WHO} } state { name type } team { ${TEAM} } project { id name } cycle { id number name } labels { nodes { name } }`,
-  project: `id name description content url state startDate targetDate createdAt updatedAt archivedAt creator { ${WHO} } lead { ${WHO} } teams { nodes { ${TEAM} } }`,
+    creator { ${WHO} } assignee { ${WHO} } state { name type } team { ${TEAM} } project { id name } cycle { id number name } labels(first: 25) { nodes { name } }`,
+  project: `id name description content url state startDate targetDate createdAt updatedAt archivedAt creator { ${WHO} } lead { ${WHO} } teams(first: 10) { nodes { ${TEAM} } }`,
   cycle: `id number name description startsAt endsAt completedAt createdAt updatedAt archivedAt team { ${TEAM} }`,
-  document: `id title content url createdAt updatedAt archivedAt creator { ${WHO} } project { id name teams { nodes { ${TEAM} } } }`,
-  milestone: `id name description targetDate createdAt updatedAt archivedAt project { id name url teams { nodes { ${TEAM} } } }`,
+  document: `id title content url createdAt updatedAt archivedAt creator { ${WHO} } project { id name teams(first: 10) { nodes { ${TEAM} } } }`,
+  milestone: `id name description targetDate createdAt updatedAt archivedAt project { id name url teams(first: 10) { nodes { ${TEAM} } } }`,
   comment: `id body url createdAt updatedAt archivedAt user { ${WHO} } issue { id identifier title team { ${TEAM} } }`,
   attachment: `id title subtitle url sourceType createdAt updatedAt archivedAt creator { ${WHO} } issue { id identifier title team { ${TEAM} } }`,
 } as const;
