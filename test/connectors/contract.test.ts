@@ -3,9 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { getKind } from '../../src/connectors/index.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, scheduleDueSyncs, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, scheduleDueSyncs, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
 import { seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { startFakeLinear } from '../fakes/linear.ts';
+import { startFakeNotion } from '../fakes/notion.ts';
 import { loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { silentLog } from '../support/db.ts';
@@ -100,6 +101,29 @@ const FIXTURES: Record<string, () => Promise<Fixture>> = {
       },
       rateLimitNext: () => lin.rateLimitNext(1, 1),
       close: () => lin.close(),
+    };
+  },
+  async notion() {
+    const notion = await startFakeNotion();
+    const d = notion.data;
+    let n = 0;
+    const live = (x: Record<string, unknown>) => !x.archived && !x.in_trash;
+    return {
+      env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ notion: notion.url }) },
+      credentials: { access_token: notion.token },
+      badCredentials: { access_token: 'ntn_wrong' },
+      // Comments are covered in test/connectors/notion.test.ts; fewer calls keep this suite fast at 3 requests/second.
+      settings: { include_comments: false },
+      expected: () => [...d.pages.filter(live).map((x) => `page:${String(x.id)}`), ...d.dataSources.filter(live).map((x) => `database:${String(x.id)}`)].sort(),
+      addItem: () => `page:${String(notion.addPage(`New page ${++n}`, ['fresh content']).id)}`,
+      removeItem() {
+        const i = d.pages.findIndex((x) => live(x) && (x.parent as { type: string }).type === 'page_id');
+        const [gone] = d.pages.splice(i, 1);
+        assert.ok(gone);
+        return `page:${String(gone.id)}`;
+      },
+      rateLimitNext: () => notion.rateLimitNext(1, 1),
+      close: () => notion.close(),
     };
   },
   async slack() {
