@@ -97,7 +97,7 @@ structure, target side non-linear); training fits both directions (F and G) incl
 translation (map + L2 normalization) per vector, single thread, buffers reused, mean of 20,000.
 Targets: translate ≤ 50 µs (512 → 100) and ≤ 200 µs (768 → 768); linear training on 10k pairs ≤ 10 s.
 Times are **CPU time of the benchmark process** (wall time in parentheses): the machine was shared by
-other engineers' jobs (1-minute load average \${os.loadavg()[0]!.toFixed(1)} on \${os.cpus().length} cores when the run
+other engineers' jobs (1-minute load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores when the run
 ended), so wall time mostly measures the queue for a core.
 
 | pair | mode | training (both directions) | translate F | translate G | confidence F / G | top-1 F (1,000 cand.) |
