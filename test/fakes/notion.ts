@@ -168,6 +168,16 @@ export function seedNotion(tick: () => string): FakeNotionData & { ids: Record<s
   return { ...data, ids: { handbook: String(handbook.id), onboarding: String(onboarding.id), archived: String(archived.id), search: String(search.id), billing: String(billing.id), source: source.id, amy: String(amy.id), bob: String(bob.id) } };
 }
 
+/** Blocks as Notion stores them from a request: rich text gains `plain_text`/`href`, like Notion's answers. */
+function stored(c: Json, parent: Json): Json {
+  const type = String(c.type);
+  const body = { ...((c[type] as Json | undefined) ?? {}) };
+  if (Array.isArray(body.rich_text)) {
+    body.rich_text = (body.rich_text as { text?: { content?: string; link?: { url: string } | null } }[]).flatMap((r) => rt(r.text?.content ?? '', r.text?.link?.url ?? null));
+  }
+  return { object: 'block', id: fakeId(), type, [type]: body, has_children: false, parent };
+}
+
 function list(items: Json[], cursor: unknown, size: unknown) {
   const pageSize = Math.min(Math.max(Number(size ?? 100) || 100, 1), 100);
   const start = cursor ? items.findIndex((x) => x.id === cursor) : 0;
@@ -178,7 +188,8 @@ function list(items: Json[], cursor: unknown, size: unknown) {
 }
 const byEditedDesc = (a: Json, b: Json) => String(b.last_edited_time).localeCompare(String(a.last_edited_time)) || String(a.id).localeCompare(String(b.id));
 
-export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () => string } = {}): Promise<FakeNotion> {
+/** `pageSize` caps every list page (Notion's cap is 100), so small workspaces still exercise pagination. */
+export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () => string; pageSize?: number } = {}): Promise<FakeNotion> {
   const tick = opts.tick ?? startClock();
   const data = opts.data ?? seedNotion(tick);
   const token = 'ntn_fake_integration_secret_0123456789';
@@ -218,7 +229,7 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
       const seg = url.pathname.split('/').filter(Boolean);
       const q = url.searchParams;
       const paged = (items: Json[], cursor: unknown, size: unknown) => {
-        const l = list(items, cursor, size);
+        const l = list(items, cursor, Math.min(Number(size ?? 100) || 100, opts.pageSize ?? 100));
         return l ? reply(200, l) : error(400, 'validation_error', 'body.start_cursor should be a valid cursor.');
       };
 
@@ -241,7 +252,7 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
         }
         if (req.method === 'PATCH') {
           if (!findPage(seg[2])) return error(404, 'object_not_found', `Could not find block with ID: ${seg[2]}.`);
-          const added = ((body?.children as Json[]) ?? []).map((c) => ({ ...c, object: 'block', id: fakeId(), has_children: false, parent: { type: 'page_id', page_id: seg[2] } }));
+          const added = ((body?.children as Json[]) ?? []).map((c) => stored(c, { type: 'page_id', page_id: seg[2] }));
           data.blocks.set(seg[2], [...(children ?? []), ...added]);
           touch(seg[2]);
           return reply(200, { object: 'list', results: added, next_cursor: null, has_more: false, type: 'block', block: {} });
@@ -272,7 +283,7 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
           url: `https://www.notion.so/${id.replace(/-/g, '')}`,
         };
         data.pages.push(pg);
-        data.blocks.set(id, ((body?.children as Json[]) ?? []).map((c) => ({ ...c, object: 'block', id: fakeId(), has_children: false })));
+        data.blocks.set(id, ((body?.children as Json[]) ?? []).map((c) => stored(c, { type: 'page_id', page_id: id })));
         return reply(200, pg);
       }
       if (seg[1] === 'data_sources' && seg[3] === 'query' && req.method === 'POST' && seg[2]) {

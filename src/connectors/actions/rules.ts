@@ -5,7 +5,7 @@ import type { ActionDefinition } from '../contract.ts';
  * The rule-based planner used when no LLM is configured. Documented rules (docs/connectors.md):
  * an action is chosen when the intent contains one of its trigger words (`create_issue`: create/open/file
  * + issue; `comment_on_issue`: comment/reply;
- * `post_message`: post/send/say/announce/message); each parameter comes from `context[name]` first, else from
+ * `post_message`: post/send/say/announce/message; `append_to_page`: append/add … to … page; `create_page`: create/new/write + page); each parameter comes from `context[name]` first, else from
  * the intent text: `repository` = the first owner/name token, `issue_number` = `#123`, text parameters
  * `channel` = `#name`, `team` = `team KEY`, (`title`, `body`, `text`) = the first "quoted" text, else the text after the first colon; the free text
  * fills only the first text parameter the context leaves empty.
@@ -19,6 +19,8 @@ const TRIGGERS: Record<string, RegExp> = {
   create_issue: /\b(create|open|file|new|raise)\b.*\b(issue|bug|ticket)\b/i,
   comment_on_issue: /\b(comment|reply|respond)\b/i,
   post_message: /\b(post|send|say|announce|message)\b/i,
+  append_to_page: /\b(append|add)\b.*\bto\b.*\bpage\b/i,
+  create_page: /\b(create|new|write)\b.*\bpage\b/i,
 };
 
 function extract(name: string, intent: string): unknown {

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { NOTION_VERSION } from '../../src/connectors/notion/client.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
+import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import { type FakeNotion, startFakeNotion } from '../fakes/notion.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
+
+describe('notion connector against the fake Notion REST API', () => {
+  let t: TestApp;
+  let notion: FakeNotion;
+  let worker: Worker;
+  let id: string;
+  const clock = fixedClock(new Date());
+  before(async () => {
+    // Lists of 2 items per page, so search, block children, data source queries and comments all paginate.
+    notion = await startFakeNotion({ pageSize: 2 });
+    t = await createTestApp({ clock, env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ notion: notion.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
+    worker = createWorker({
+      db: t.db,
+      log: silentLog,
+      handlers: new Map([
+        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
+        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
+      ]),
+      concurrency: 1,
+      pollMs: 50,
+    });
+  });
+  after(async () => {
+    await t.close();
+    await notion.close();
+  });
+
+  const d = () => notion.data;
+  const ids = () => (d() as unknown as { ids: Record<string, string> }).ids;
+  const live = (x: Record<string, unknown>) => !x.archived && !x.in_trash;
+  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
+  const doc = async (externalId: string, cid = id) =>
+    (await t.db.query<{ title: string; content: string; url: string; author: string; document_type: string; metadata: Record<string, unknown> }>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const create = async (settings: Record<string, unknown>, token = notion.token) => {
+    const r = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'notion', display_name: 'Notion', credentials: { access_token: token }, settings } });
+    assert.equal(r.statusCode, 201, r.body);
+    await worker.drain();
+    return r.json().connector_id as string;
+  };
+  const get = async (cid = id) => (await t.app.inject({ method: 'GET', url: `/v1/connectors/${cid}`, headers: t.admin })).json();
+  const sync = async (full: boolean, cid = id) => {
+    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${cid}/sync?full=${full}`, headers: t.admin });
+    assert.equal(r.statusCode, 202, r.body);
+    await worker.drain();
+    return get(cid);
+  };
+
+  it('a full sync stores live pages, the database and its rows, and comments, through paginated calls', async () => {
+    id = await create({ include_comments: true });
+    assert.equal((await get()).status, 'connected');
+    const c = await sync(true);
+    assert.equal(c.status, 'idle', JSON.stringify(c));
+    const want = [...d().pages.filter(live).map((x) => `page:${String(x.id)}`), ...d().dataSources.map((x) => `database:${String(x.id)}`), ...d().comments.map((x) => `comment:${String(x.id)}`)].sort();
+    assert.deepEqual(await stored(), want);
+    assert.equal((await stored()).includes(`page:${ids().archived}`), false, 'archived pages are skipped');
+    // Every call carried the pinned API version; search, block children and the data source query paginated.
+    assert.ok(notion.calls.every((x) => x.version === NOTION_VERSION));
+    assert.ok(notion.calls.some((x) => x.path === '/v1/search' && x.body?.start_cursor));
+    assert.ok(notion.calls.some((x) => x.path === `/v1/data_sources/${ids().source}/query`));
+    assert.ok(notion.calls.filter((x) => x.path === `/v1/blocks/${ids().handbook}/children`).length >= 10);
+  });
+
+  it('renders every block type of a page faithfully, with author, URL and parent metadata', async () => {
+    const h = await doc(`page:${ids().handbook}`);
+    assert.ok(h);
+    assert.equal(h.title, 'Engineering Handbook');
+    assert.equal(h.author, 'Amy Lee');
+    assert.equal(h.document_type, 'page');
+    assert.match(h.url, /^https:\/\/www\.notion\.so\/Engineering-Handbook-/);
+    assert.deepEqual(h.metadata.parent, { type: 'workspace' });
+    assert.equal(h.metadata.notion_id, ids().handbook);
+    for (const line of [
+      '# Engineering Handbook',
+      '## Principles',
+      '### Release steps',
+      '- Review everything\n  - even docs',
+      '1. Open a pull request\n2. Wait for CI\n3. Merge',
+      '[x] Write the changelog',
+      '```bash\nnpm run deploy -- --prod\n```',
+      '💡 Deploys freeze on Fridays',
+      '> Make it work, then make it fast',
+      '▸ On-call details\n  Page the secondary after 15 minutes\n  ▸ Escalation\n    Call the VP of engineering',
+      '| Service | Owner |\n| search | Amy |',
+      'bookmark: Runbook https://acme.dev/runbook',
+      'embed https://www.figma.com/file/abc',
+      '---',
+      '[page: Onboarding]',
+      '[database: Projects]',
+    ]) {
+      assert.ok(h.content.includes(line), `missing ${JSON.stringify(line)} in:\n${h.content}`);
+    }
+    const sub = await doc(`page:${ids().onboarding}`);
+    assert.deepEqual(sub?.metadata.parent, { type: 'page_id', id: ids().handbook });
+    assert.equal(sub?.author, 'Bob Park');
+  });
+
+  it('database rows carry their properties; the database its columns; comments their page', async () => {
+    const row = await doc(`page:${ids().search}`);
+    assert.equal(row?.document_type, 'database_row');
+    assert.match(row?.content ?? '', /Status: In progress\nOwner: Amy Lee\nDue: 2026-03-01\nHybrid search/);
+    assert.deepEqual(row?.metadata.parent, { type: 'data_source_id', id: ids().source });
+    const db = await doc(`database:${ids().source}`);
+    assert.equal(db?.title, 'Projects');
+    assert.match(db?.content ?? '', /Every engineering project.*\nColumns: Name \(title\), Status \(status\), Owner \(people\), Due \(date\)/);
+    const comment = d().comments.find((c) => (c.parent as { page_id: string }).page_id === ids().search);
+    const cd = await doc(`comment:${String(comment?.id)}`);
+    assert.equal(cd?.content, 'Blocked on the embeddings work');
+    assert.equal(cd?.author, 'Bob Park');
+    assert.equal(cd?.title, 'Comment on Search revamp');
+  });
+
+  it('appends to a page through execute; the incremental sync reads only what changed since the cursor', async () => {
+    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/execute`, headers: t.admin, payload: { intent: 'add to the page: Remember your badge', context: { page: ids().onboarding } } });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json().calls[0].action, 'append_to_page');
+    assert.equal(r.json().calls[0].status, 'succeeded', r.body);
+    const before = notion.calls.length;
+    const c = await sync(false);
+    assert.equal(c.sync_runs[0].status, 'completed');
+    assert.equal(c.sync_runs[0].added, 0);
+    assert.ok(c.sync_runs[0].updated >= 1);
+    assert.match((await doc(`page:${ids().onboarding}`))?.content ?? '', /Read the handbook\nRemember your badge/);
+    // Newest-first search stopped at the cursor: the handbook's blocks were not read again.
+    const run = notion.calls.slice(before);
+    assert.equal(run.filter((x) => x.path === `/v1/blocks/${ids().handbook}/children`).length, 0);
+    assert.ok(run.some((x) => x.path.startsWith('/v1/data_sources/') && JSON.stringify(x.body?.filter ?? {}).includes('on_or_after')));
+  });
+
+  it('creates a page through execute; an incremental sync picks it up, and removes a page archived since', async () => {
+    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/execute`, headers: t.admin, payload: { intent: 'create a page: Incident review', context: { parent: ids().handbook } } });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json().calls[0].action, 'create_page');
+    assert.equal(r.json().calls[0].status, 'succeeded', r.body);
+    const created = d().pages.at(-1);
+    assert.equal(r.json().calls[0].result.id, created?.id);
+    assert.deepEqual(created?.parent, { type: 'page_id', page_id: ids().handbook });
+    assert.equal(JSON.stringify(created?.properties).includes('Incident review'), true);
+    const onboarding = d().pages.find((x) => x.id === ids().onboarding);
+    assert.ok(onboarding);
+    onboarding.archived = true;
+    onboarding.in_trash = true;
+    onboarding.last_edited_time = notion.tick();
+    const c = await sync(false);
+    assert.equal(c.sync_runs[0].added, 1);
+    assert.equal(c.sync_runs[0].deleted, 1);
+    const now = await stored();
+    assert.ok(now.includes(`page:${String(created?.id)}`));
+    assert.equal(now.includes(`page:${ids().onboarding}`), false);
+  });
+
+  it('sync_archived keeps archived pages; max_depth bounds nested blocks; no comments when include_comments is off', async () => {
+    const other = await create({ sync_archived: true, max_depth: 1, include_comments: false, include_databases: false });
+    const c = await sync(true, other);
+    assert.equal(c.status, 'idle', JSON.stringify(c));
+    const got = await stored(other);
+    assert.ok(got.includes(`page:${ids().archived}`));
+    assert.equal((await doc(`page:${ids().archived}`, other))?.metadata.archived, true);
+    assert.equal(got.filter((x) => x.startsWith('comment:') || x.startsWith('database:')).length, 0);
+    assert.equal(got.includes(`page:${ids().search}`), false, 'rows belong to databases');
+    const h = await doc(`page:${ids().handbook}`, other);
+    assert.ok(h?.content.includes('▸ On-call details'));
+    assert.equal(h?.content.includes('Page the secondary'), false);
+  });
+
+  it('a wrong token ends in error with what Notion said', async () => {
+    const bad = await create({}, 'ntn_nope');
+    const c = await get(bad);
+    assert.equal(c.status, 'error');
+    assert.match(c.status_reason, /API token is invalid/);
+  });
+});
