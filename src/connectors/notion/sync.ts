@@ -7,7 +7,8 @@ import type { NotionCredentials, NotionSettings } from './schemas.ts';
 
 type Ctx = SourceContext<NotionCredentials, NotionSettings>;
 
-const PAGE_SIZE = 25;
+// Small pages: each page of results reads every page's blocks and comments at 3 requests/second, and the engine checkpoints per page.
+const PAGE_SIZE = 10;
 
 interface List<T> {
   readonly object: 'list';
