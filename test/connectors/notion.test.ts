@@ -17,7 +17,14 @@ describe('notion connector against the fake Notion REST API', () => {
   before(async () => {
     // Lists of 2 items per page, so search, block children, data source queries and comments all paginate.
     notion = await startFakeNotion({ pageSize: 2 });
-    t = await createTestApp({ clock, env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ notion: notion.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
+    t = await createTestApp({
+      clock,
+      env: {
+        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ notion: notion.url }),
+        ATRIUM_SYNC_SCHEDULER: 'false',
+        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ notion: { client_id: 'notion-client', client_secret: 'notion-secret' } }),
+      },
+    });
     worker = createWorker({
       db: t.db,
       log: silentLog,
@@ -169,6 +176,16 @@ describe('notion connector against the fake Notion REST API', () => {
     const h = await doc(`page:${ids().handbook}`, other);
     assert.ok(h?.content.includes('▸ On-call details'));
     assert.equal(h?.content.includes('Page the secondary'), false);
+  });
+
+  it('without a token, creating a connector starts Notion OAuth (owner=user)', async () => {
+    const r = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'notion', display_name: 'oauth' } });
+    assert.equal(r.statusCode, 201, r.body);
+    const u = new URL(r.json().oauth_url);
+    assert.equal(`${u.origin}${u.pathname}`, 'https://api.notion.com/v1/oauth/authorize');
+    assert.equal(u.searchParams.get('owner'), 'user');
+    assert.equal(u.searchParams.get('client_id'), 'notion-client');
+    assert.equal(u.searchParams.get('response_type'), 'code');
   });
 
   it('a wrong token ends in error with what Notion said', async () => {
