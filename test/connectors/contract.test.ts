@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getKind } from '../../src/connectors/index.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, scheduleDueSyncs, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import type { Worker } from '../../src/platform/jobs/index.ts';
+import { scheduleDueSyncs } from '../../src/sync/index.ts';
 import { seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { startFakeLinear } from '../fakes/linear.ts';
 import { startFakeNotion } from '../fakes/notion.ts';
 import { loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { silentLog } from '../support/db.ts';
+import { connectorWorker } from './support.ts';
 
 /**
  * The contract every syncing connector kind passes, each against its vendor fake: credentials are checked
@@ -167,16 +167,7 @@ for (const [kind, makeFixture] of Object.entries(FIXTURES)) {
     before(async () => {
       f = await makeFixture();
       t = await createTestApp({ clock, env: { ...f.env, ATRIUM_SYNC_SCHEDULER: 'false' } });
-      worker = createWorker({
-        db: t.db,
-        log: silentLog,
-        handlers: new Map([
-          [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-          [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-        ]),
-        concurrency: 1,
-        pollMs: 50,
-      });
+      worker = connectorWorker(t);
     });
     after(async () => {
       await t.close();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import type { Worker } from '../../src/platform/jobs/index.ts';
+
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { silentLog } from '../support/db.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
+import { connectorWorker } from './support.ts';
 
 async function externalIds(t: TestApp, connectorId: string): Promise<string[]> {
   const r = await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY external_id', [connectorId]);
@@ -19,17 +19,7 @@ describe('github connector against the fake GitHub', () => {
   before(async () => {
     gh = await startFakeGitHub({ repos: [seededRepo('acme/api', 60), seededRepo('acme/web', 3, { private: true })] });
     t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ github: gh.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
-    // Only the connector jobs: embedding jobs queued by the documents module are not this suite's concern.
-    worker = createWorker({
-      db: t.db,
-      log: silentLog,
-      handlers: new Map([
-        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-      ]),
-      concurrency: 1,
-      pollMs: 50,
-    });
+    worker = connectorWorker(t);
   });
   after(async () => {
     await t.close();

@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { linearSignature } from '../../src/connectors/linear/index.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import type { Worker } from '../../src/platform/jobs/index.ts';
+
 import { type FakeLinear, seedLinear, startFakeLinear } from '../fakes/linear.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { silentLog } from '../support/db.ts';
+import { connectorWorker } from './support.ts';
 
 describe('linear connector against the fake Linear GraphQL API', () => {
   let t: TestApp;
@@ -18,16 +18,7 @@ describe('linear connector against the fake Linear GraphQL API', () => {
   before(async () => {
     lin = await startFakeLinear(seedLinear({ issuesPerTeam: 60 }));
     t = await createTestApp({ clock, env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ linear: lin.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
-    worker = createWorker({
-      db: t.db,
-      log: silentLog,
-      handlers: new Map([
-        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-      ]),
-      concurrency: 1,
-      pollMs: 50,
-    });
+    worker = connectorWorker(t);
   });
   after(async () => {
     await t.close();

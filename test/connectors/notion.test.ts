@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NOTION_VERSION } from '../../src/connectors/notion/client.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeNotion, startFakeNotion } from '../fakes/notion.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { silentLog } from '../support/db.ts';
+import { connectorWorker } from './support.ts';
 
 describe('notion connector against the fake Notion REST API', () => {
   let t: TestApp;
@@ -25,16 +24,7 @@ describe('notion connector against the fake Notion REST API', () => {
         ATRIUM_OAUTH_CLIENTS: JSON.stringify({ notion: { client_id: 'notion-client', client_secret: 'notion-secret' } }),
       },
     });
-    worker = createWorker({
-      db: t.db,
-      log: silentLog,
-      handlers: new Map([
-        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-      ]),
-      concurrency: 1,
-      pollMs: 50,
-    });
+    worker = connectorWorker(t);
   });
   after(async () => {
     await t.close();

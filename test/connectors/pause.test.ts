@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { silentLog } from '../support/db.ts';
+import { connectorWorker } from './support.ts';
 
 async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -23,16 +22,7 @@ describe('pausing a connector while it syncs', () => {
   before(async () => {
     gh = await startFakeGitHub({ repos: [seededRepo('acme/slow', 300)] });
     t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ github: gh.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
-    worker = createWorker({
-      db: t.db,
-      log: silentLog,
-      handlers: new Map([
-        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-      ]),
-      concurrency: 1,
-      pollMs: 20,
-    });
+    worker = connectorWorker(t, { pollMs: 20 });
   });
   after(async () => {
     await worker.stop();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import type { Worker } from '../../src/platform/jobs/index.ts';
+
 import { type FakeSlack, loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { silentLog } from '../support/db.ts';
+import { connectorWorker } from './support.ts';
 
 describe('slack connector against the fake Slack seeded from the real export', () => {
   let t: TestApp;
@@ -19,16 +19,7 @@ describe('slack connector against the fake Slack seeded from the real export', (
     seed.channels[0]?.messages.push({ ts: `${parent.ts.split('.')[0]}.999999`, user: parent.user, text: `Agreed, <@${parent.user}> — see <https://example.com/doc|the doc>`, thread_ts: parent.ts });
     slack = await startFakeSlack(seed, { pageSize: 10 });
     t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ slack: slack.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
-    worker = createWorker({
-      db: t.db,
-      log: silentLog,
-      handlers: new Map([
-        [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-        [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-      ]),
-      concurrency: 1,
-      pollMs: 50,
-    });
+    worker = connectorWorker(t);
   });
   after(async () => {
     await t.close();
