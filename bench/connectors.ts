@@ -1,26 +1,15 @@
 // `npm run bench -- connectors`: GitHub full / incremental / unchanged syncs through the real engine, the
 // official Octokit client and the wire-format fake, into an in-memory PGlite (full-text indexing included;
 // embedding jobs are queued, not run).
-import { createWorker } from '../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../src/sync/index.ts';
 import { seededRepo, startFakeGitHub } from '../test/fakes/github.ts';
 import { createTestApp } from '../test/support/app.ts';
-import { silentLog } from '../test/support/db.ts';
 import { machineLine, writeBenchSection } from './report.ts';
+import { connectorWorker } from '../test/connectors/support.ts';
 
 const ISSUES = Number(process.env.BENCH_CONNECTOR_ISSUES ?? 2000);
 const gh = await startFakeGitHub({ repos: [seededRepo('bench/big', ISSUES)] });
 const t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ github: gh.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
-const worker = createWorker({
-  db: t.db,
-  log: silentLog,
-  handlers: new Map([
-    [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-    [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-  ]),
-  concurrency: 1,
-  pollMs: 50,
-});
+const worker = connectorWorker(t);
 const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'bench', credentials: { access_token: gh.token } } });
 const id = created.json().connector_id as string;
 await worker.drain();

@@ -2,26 +2,15 @@
 // @linear/sdk client and the graphql-js fake of Linear's API, into an in-memory PGlite (full-text indexing included;
 // embedding jobs are queued, not run). The connector's 100 requests/minute bucket stays in force, so the issue count
 // is kept where the three syncs fit in one minute's budget.
-import { createWorker } from '../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../src/sync/index.ts';
 import { seedLinear, startFakeLinear } from '../test/fakes/linear.ts';
 import { createTestApp } from '../test/support/app.ts';
-import { silentLog } from '../test/support/db.ts';
 import { machineLine, writeBenchSection } from './report.ts';
+import { connectorWorker } from '../test/connectors/support.ts';
 
 const PER_TEAM = Number(process.env.BENCH_LINEAR_ISSUES_PER_TEAM ?? 400);
 const lin = await startFakeLinear(seedLinear({ issuesPerTeam: PER_TEAM }));
 const t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ linear: lin.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
-const worker = createWorker({
-  db: t.db,
-  log: silentLog,
-  handlers: new Map([
-    [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-    [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-  ]),
-  concurrency: 1,
-  pollMs: 50,
-});
+const worker = connectorWorker(t);
 const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'linear', display_name: 'bench', credentials: { api_key: lin.apiKey } } });
 const id = created.json().connector_id as string;
 await worker.drain();

@@ -1,12 +1,10 @@
 // `npm run bench -- notion`: block rendering throughput (pure), and full / incremental syncs of the seeded fake
 // Notion workspace through the real engine and @notionhq/client, where Notion's 3 requests/second ceiling dominates.
 import { type BlockNode, type NotionBlock, renderBlocks } from '../src/connectors/notion/render.ts';
-import { createWorker } from '../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../src/sync/index.ts';
 import { startFakeNotion } from '../test/fakes/notion.ts';
 import { createTestApp } from '../test/support/app.ts';
-import { silentLog } from '../test/support/db.ts';
 import { machineLine, writeBenchSection } from './report.ts';
+import { connectorWorker } from '../test/connectors/support.ts';
 
 const BLOCKS = Number(process.env.BENCH_NOTION_BLOCKS ?? 50_000);
 const rt = (s: string) => [{ plain_text: s, href: null }];
@@ -31,16 +29,7 @@ const renderMs = performance.now() - r0;
 
 const notion = await startFakeNotion();
 const t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ notion: notion.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
-const worker = createWorker({
-  db: t.db,
-  log: silentLog,
-  handlers: new Map([
-    [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-    [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-  ]),
-  concurrency: 1,
-  pollMs: 50,
-});
+const worker = connectorWorker(t);
 const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'notion', display_name: 'bench', credentials: { access_token: notion.token } } });
 const id = created.json().connector_id as string;
 await worker.drain();
