@@ -1,29 +1,31 @@
 import { clamp01, combineRelevance, criticalTerm, intentFit, itemFeatures, matchScore, temporalWeight } from './combine.ts';
 import { detectCritical } from './critical.ts';
 import { ageDays, temporalStatus } from './decay.ts';
+import type { Passage } from '../documents/index.ts';
 import type { IntentSignal } from './intent.ts';
 import type { FederatedItem } from './item.ts';
 import { contentTerms } from './terms.ts';
 import type { TombstoneTarget } from './tombstone.ts';
 
-/** The passage fields ranking reads (a subset of the documents module's `Passage`). */
-export interface PassageFields {
-  readonly chunk_id: string;
-  readonly content: string;
-  readonly document_id: string;
-  readonly source_node: string;
-  readonly connector_type: string | null;
-  readonly external_id: string;
-  readonly title: string;
-  readonly url: string | null;
-  readonly author: string | null;
-  readonly document_type: string;
-  readonly created_at: string | null;
-  readonly updated_at: string | null;
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly lexical_score: number;
-  readonly embedding_model: string | null;
-}
+/** The passage fields ranking reads: a subset of the documents module's `Passage`. */
+export type PassageFields = Pick<
+  Passage,
+  | 'chunk_id'
+  | 'content'
+  | 'document_id'
+  | 'source_node'
+  | 'connector_type'
+  | 'external_id'
+  | 'title'
+  | 'url'
+  | 'author'
+  | 'document_type'
+  | 'created_at'
+  | 'updated_at'
+  | 'metadata'
+  | 'lexical_score'
+  | 'embedding_model'
+>;
 
 /** A local passage after translation: its similarity in the query's space and the translation's confidence. */
 export interface LocalCandidate {
