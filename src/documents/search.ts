@@ -181,7 +181,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
            ${vecText} AS vec, ${lexical ? `coalesce(lex.score, ${bm25})` : '0::float8'} AS lexical, ${simExpr} AS semantic,
            ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
-           d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.metadata, d.acl,
+           d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.ingested_at, d.metadata, d.acl,
            k.connector_type
     FROM ids JOIN chunks c ON c.id = ids.id${lexical ? ' LEFT JOIN lex ON lex.id = c.id' : ''}
     JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
@@ -239,6 +239,7 @@ export function rankCandidates(
         document_type: String(r.document_type),
         created_at: iso(r.created_at),
         updated_at: iso(r.updated_at),
+        ingested_at: iso(r.ingested_at),
         metadata: (r.metadata as Record<string, unknown> | null) ?? {},
         acl: r.acl ?? null,
         lexical_score: c.lexical ?? 0,

@@ -127,6 +127,8 @@ export interface Passage {
   readonly document_type: string;
   readonly created_at: string | null;
   readonly updated_at: string | null;
+  /** When Atrium last stored this document; the age of a document whose source gives no timestamp. */
+  readonly ingested_at: string | null;
   readonly metadata: Record<string, unknown>;
   readonly acl: unknown;
   /** BM25 score (unbounded, ≥ 0); 0 when the passage matched only by vector. */

@@ -23,6 +23,7 @@ function passage(id: string, over: Partial<PassageFields> = {}): PassageFields {
     document_type: 'page',
     created_at: daysAgo(1),
     updated_at: daysAgo(1),
+    ingested_at: daysAgo(1),
     metadata: {},
     lexical_score: 1,
     embedding_model: null,
@@ -74,6 +75,16 @@ describe('ranking pipeline', () => {
     assert.ok(gap(calm) > 0);
     assert.ok(gap(urgent) > gap(calm));
     assert.equal(calm.find((i) => i.id === 'doc_old')!.temporal_status, 'historical');
+  });
+
+  it('dates a document its source gave no timestamp by when it was ingested', () => {
+    const undated = (ingested: string) => cand(passage('undated', { created_at: null, updated_at: null, ingested_at: ingested }));
+    const fresh = rankLocal([undated(daysAgo(2))], ctx())[0]!;
+    assert.equal(fresh.temporal_status, 'recent');
+    assert.equal(fresh.metadata.timestamp, daysAgo(2));
+    assert.equal(rankLocal([undated(daysAgo(45))], ctx())[0]!.temporal_status, 'historical');
+    const dated = rankLocal([cand(passage('dated', { updated_at: daysAgo(10), ingested_at: daysAgo(1) }))], ctx())[0]!;
+    assert.equal(dated.temporal_status, 'stale', "the source's own timestamp wins over ingestion time");
   });
 
   it('uses translation confidence to weigh the semantic score', () => {

@@ -22,6 +22,7 @@ export type PassageFields = Pick<
   | 'document_type'
   | 'created_at'
   | 'updated_at'
+  | 'ingested_at'
   | 'metadata'
   | 'lexical_score'
   | 'embedding_model'
@@ -67,7 +68,8 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
   }
   return [...best.values()].map(({ c, lexical, semantic, match }) => {
     const p = c.passage;
-    const timestamp = p.updated_at ?? p.created_at;
+    // A source that gives no timestamp: the document is as old as Atrium's knowledge of it.
+    const timestamp = p.updated_at ?? p.created_at ?? p.ingested_at;
     const days = ageDays(timestamp, ctx.now);
     const critical = detectCritical(p, ctx.intent.urgency);
     const features = itemFeatures({ ...p, days, is_critical: critical.is_critical }, ctx.userId, ctx.contextTerms, contentTerms(`${p.title} ${p.content}`));
