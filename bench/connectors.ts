@@ -4,7 +4,7 @@
 import { seededRepo, startFakeGitHub } from '../test/fakes/github.ts';
 import { createTestApp } from '../test/support/app.ts';
 import { machineLine, writeBenchSection } from './report.ts';
-import { connectorWorker } from '../test/connectors/support.ts';
+import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 
 const ISSUES = Number(process.env.BENCH_CONNECTOR_ISSUES ?? 2000);
 const gh = await startFakeGitHub({ repos: [seededRepo('bench/big', ISSUES)] });
@@ -16,13 +16,8 @@ await worker.drain();
 
 async function timed(full: boolean): Promise<{ ms: number; run: Record<string, number>; requests: number }> {
   const before = gh.requests.length;
-  const start = performance.now();
-  const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
-  if (r.statusCode !== 202) throw new Error(r.body);
-  await worker.drain();
-  const ms = performance.now() - start;
-  const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
-  return { ms, run: c.sync_runs[0], requests: gh.requests.length - before };
+  const { ms, run } = await timedSync(t, worker, id, full);
+  return { ms, run, requests: gh.requests.length - before };
 }
 
 const full = await timed(true);

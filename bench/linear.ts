@@ -5,7 +5,7 @@
 import { seedLinear, startFakeLinear } from '../test/fakes/linear.ts';
 import { createTestApp } from '../test/support/app.ts';
 import { machineLine, writeBenchSection } from './report.ts';
-import { connectorWorker } from '../test/connectors/support.ts';
+import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 
 const PER_TEAM = Number(process.env.BENCH_LINEAR_ISSUES_PER_TEAM ?? 400);
 const lin = await startFakeLinear(seedLinear({ issuesPerTeam: PER_TEAM }));
@@ -17,14 +17,8 @@ await worker.drain();
 
 async function timed(full: boolean): Promise<{ ms: number; run: Record<string, number>; requests: number }> {
   const before = lin.calls.length;
-  const start = performance.now();
-  const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
-  if (r.statusCode !== 202) throw new Error(r.body);
-  await worker.drain();
-  const ms = performance.now() - start;
-  const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
-  if (c.sync_runs[0].status !== 'completed') throw new Error(JSON.stringify(c.sync_runs[0]));
-  return { ms, run: c.sync_runs[0], requests: lin.calls.length - before };
+  const { ms, run } = await timedSync(t, worker, id, full);
+  return { ms, run, requests: lin.calls.length - before };
 }
 
 const full = await timed(true);

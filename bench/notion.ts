@@ -4,7 +4,7 @@ import { type BlockNode, type NotionBlock, renderBlocks } from '../src/connector
 import { startFakeNotion } from '../test/fakes/notion.ts';
 import { createTestApp } from '../test/support/app.ts';
 import { machineLine, writeBenchSection } from './report.ts';
-import { connectorWorker } from '../test/connectors/support.ts';
+import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 
 const BLOCKS = Number(process.env.BENCH_NOTION_BLOCKS ?? 50_000);
 const rt = (s: string) => [{ plain_text: s, href: null }];
@@ -38,13 +38,10 @@ await new Promise((r) => setTimeout(r, 1100));
 
 async function timed(full: boolean) {
   const before = notion.calls.length;
-  const start = performance.now();
-  await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
-  await worker.drain();
-  const ms = performance.now() - start;
-  const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+  const { ms, run } = await timedSync(t, worker, id, full);
+  // Let the token bucket refill, so each run starts from the same state.
   await new Promise((r) => setTimeout(r, 1100));
-  return { ms, requests: notion.calls.length - before, run: c.sync_runs[0] as Record<string, number> };
+  return { ms, requests: notion.calls.length - before, run };
 }
 const full = await timed(true);
 const incremental = await timed(false);

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../src/http/index.ts';
+import type { App, AppDeps } from '../../src/http/index.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
 import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
@@ -19,4 +19,24 @@ export function connectorWorker(t: { db: DatabaseExecutor; deps: AppDeps }, opts
     concurrency: 1,
     pollMs: opts.pollMs ?? 50,
   });
+}
+
+/**
+ * Requests a sync of `connectorId` over HTTP, runs it to the end with `worker`, and returns how long it
+ * took and its recorded run (counts). Throws unless the request was accepted and the run completed.
+ */
+export async function timedSync(
+  t: { app: App; admin: { authorization: string } },
+  worker: Worker,
+  connectorId: string,
+  full: boolean,
+): Promise<{ ms: number; run: Record<string, number> }> {
+  const start = performance.now();
+  const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${connectorId}/sync?full=${full}`, headers: t.admin });
+  if (r.statusCode !== 202) throw new Error(r.body);
+  await worker.drain();
+  const ms = performance.now() - start;
+  const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${connectorId}`, headers: t.admin })).json();
+  if (c.sync_runs[0].status !== 'completed') throw new Error(JSON.stringify(c.sync_runs[0]));
+  return { ms, run: c.sync_runs[0] };
 }
