@@ -13,19 +13,23 @@ import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
-const documentRecord = z.object({
-  id: z.string(),
+/** The document fields a stored document and a search passage share. */
+const documentFields = z.object({
   source_node: z.string().describe('the connector the document came from'),
   connector_type: z.string().nullable(),
   external_id: z.string(),
   title: z.string(),
-  content: z.string(),
   url: z.string().nullable(),
   author: z.string().nullable(),
   document_type: z.string(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()),
+});
+
+const documentRecord = documentFields.extend({
+  id: z.string(),
+  content: z.string(),
   acl: z.unknown(),
   content_hash: z.string(),
   embedding_model: z.string().nullable().describe('model of its vectors; null until embedded'),
@@ -33,19 +37,9 @@ const documentRecord = z.object({
   chunk_count: z.number().int(),
 });
 
-const passageRecord = z.object({
+const passageRecord = documentFields.extend({
   chunk_id: z.string(),
   document_id: z.string(),
-  source_node: z.string(),
-  connector_type: z.string().nullable(),
-  external_id: z.string(),
-  title: z.string(),
-  url: z.string().nullable(),
-  author: z.string().nullable(),
-  document_type: z.string(),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
   heading: z.string().nullable(),
   content: z.string(),
   lexical_score: z.number(),
