@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/index.ts';
 import { getKind } from '../connectors/catalog.ts';
 import type { ConnectorDeps, DocumentStore } from '../connectors/deps.ts';
 import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
-import { type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
+import { JobCancelledError, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
 import { abortableSleep, buildSourceContext, findVendorError } from './context.ts';
 import { rateLimitDelayMs } from './limits.ts';
@@ -49,7 +49,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
     if (!connector) return { skipped: 'connector deleted' };
     if (connector.status !== 'syncing' && connector.status !== 'rate_limited') {
       await finishRun(deps.db, runId, 'cancelled', deps.clock.now(), `connector is ${connector.status}`);
-      return { skipped: `connector is ${connector.status}` };
+      throw new JobCancelledError(`connector is ${connector.status}`);
     }
     if (connector.status === 'rate_limited') await applyTransition(deps.db, tenantId, connectorId, 'rate_limit_cleared');
     const kind = getKind(connector.type);
@@ -111,7 +111,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         if (ctx.signal.aborted) return { interrupted: true };
         if (await jobCancelled(deps, ctx.job.id)) {
           await finishRun(deps.db, runId, 'cancelled', deps.clock.now(), 'cancelled (connector paused or deleted)');
-          return { cancelled: true };
+          throw new JobCancelledError('cancelled (connector paused or deleted)');
         }
         const current = page;
         const result = await step(() => sync.readPage(source, current));
@@ -119,7 +119,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         // A pause or delete that landed while the page was in flight: store nothing more.
         if (await jobCancelled(deps, ctx.job.id)) {
           await finishRun(deps.db, runId, 'cancelled', deps.clock.now(), 'cancelled (connector paused or deleted)');
-          return { cancelled: true };
+          throw new JobCancelledError('cancelled (connector paused or deleted)');
         }
         limitedAttempt = 0;
         const counts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
@@ -163,7 +163,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       await recordAudit(deps.db, { tenantId, action: Ops.connectorSyncCompleted, details: { connector_id: connectorId, run_id: runId, sync_type: payload.syncType, pages } });
       return { runId, pages };
     } catch (err) {
-      if (err instanceof RetryAfterError || ctx.signal.aborted) throw err;
+      if (err instanceof RetryAfterError || err instanceof JobCancelledError || ctx.signal.aborted) throw err;
       const vendor = findVendorError(err);
       if (vendor instanceof VendorAuthError) {
         const message = `the vendor rejected the credentials: ${vendor.message}. Supply valid credentials or reconnect with OAuth.`;

@@ -47,6 +47,11 @@ describe('pausing a connector while it syncs', () => {
       return r.rows[0]?.status === 'cancelled' ? r.rows[0] : null;
     });
     assert.equal(run.status, 'cancelled');
+    const job = await waitFor('the sync job to end', async () => {
+      const r = await t.db.query<{ status: string; lease_owner: string | null }>("SELECT status, lease_owner FROM jobs WHERE kind = 'connector.sync' AND payload->>'runId' = $1", [s.run_id]);
+      return r.rows[0] && r.rows[0].lease_owner === null ? r.rows[0] : null;
+    });
+    assert.equal(job.status, 'cancelled', 'the job ends cancelled like its run, not completed');
     const count = async () => Number((await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE source_node = $1', [id])).rows[0]?.n);
     const atStop = await count();
     await new Promise((r) => setTimeout(r, 300));

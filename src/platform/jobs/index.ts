@@ -2,6 +2,7 @@ export { cancelJobs, type EnqueueInput, enqueueJob, getJob, type Job, type JobSt
 export {
   backoffMs,
   createWorker,
+  JobCancelledError,
   type JobContext,
   type JobHandler,
   NonRetriableError,

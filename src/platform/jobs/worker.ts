@@ -8,6 +8,14 @@ export class NonRetriableError extends Error {
   override readonly name = 'NonRetriableError';
 }
 
+/**
+ * Thrown by a handler that stopped because its work was cancelled (e.g. its connector was paused or
+ * deleted mid-run): the job ends as `cancelled`, not `completed` or `failed`, and is not retried.
+ */
+export class JobCancelledError extends Error {
+  override readonly name = 'JobCancelledError';
+}
+
 /** Thrown by a handler to be retried after a known delay (a vendor's Retry-After). */
 export class RetryAfterError extends Error {
   override readonly name = 'RetryAfterError';
@@ -110,20 +118,30 @@ export function createWorker(opts: WorkerOptions): Worker {
         },
       });
       if (controller.signal.aborted) return;
+      // `status = 'running'`: a job cancelled while its handler ran (cancelJobs) stays cancelled.
       await opts.db.query(
         `UPDATE jobs SET status = 'completed', progress = 1, result = $2, finished_at = now(), updated_at = now(),
-           lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $3`,
+           lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $3 AND status = 'running'`,
         [job.id, JSON.stringify(result ?? null), id],
       );
       log.info({ attempts: job.attempts }, 'job completed');
     } catch (err) {
       if (controller.signal.aborted) return;
       const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof JobCancelledError) {
+        await opts.db.query(
+          `UPDATE jobs SET status = 'cancelled', last_error = $2, finished_at = now(), updated_at = now(), dedupe_key = NULL,
+             lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $3 AND status IN ('running', 'cancelled')`,
+          [job.id, message, id],
+        );
+        log.info({ reason: message }, 'job cancelled');
+        return;
+      }
       const final = err instanceof NonRetriableError || job.attempts >= job.maxAttempts;
       if (final) {
         await opts.db.query(
           `UPDATE jobs SET status = 'failed', last_error = $2, finished_at = now(), updated_at = now(),
-             lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $3`,
+             lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $3 AND status = 'running'`,
           [job.id, message, id],
         );
         log.warn({ err: message, attempts: job.attempts }, 'job failed');
@@ -131,7 +149,7 @@ export function createWorker(opts: WorkerOptions): Worker {
         const delay = err instanceof RetryAfterError ? err.delayMs : backoffMs(job.attempts, opts.backoffBaseMs ?? 1000);
         await opts.db.query(
           `UPDATE jobs SET status = 'queued', last_error = $2, run_at = now() + ($3::int * interval '1 millisecond'),
-             updated_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $4`,
+             updated_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $4 AND status = 'running'`,
           [job.id, message, delay, id],
         );
         log.info({ err: message, attempts: job.attempts, retryInMs: delay }, 'job will retry');
