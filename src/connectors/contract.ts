@@ -56,6 +56,15 @@ export type WebhookVerification = { ok: true } | { ok: false; reason: string };
 
 export interface WebhookCapability<C, S> {
   readonly events: readonly string[];
+  /**
+   * When the vendor issues the signing secret (Slack: one per app), the credential holding it. Enabling the webhook
+   * then generates and returns no secret, and deliveries are verified with the current credential.
+   */
+  secretFromCredentials?(credentials: C): string | undefined;
+  /** A verified URL handshake (Slack `url_verification`): the body to answer with 200, or null for a normal delivery. */
+  handshake?(payload: unknown): { challenge: string } | null;
+  /** Answer within this many ms even when applying is not finished (the vendor retries after a deadline); the rest completes in the background. */
+  readonly ackWithinMs?: number;
   /** Verifies the vendor's signature over the raw body (and timestamp window where the vendor has one). */
   verify(input: { headers: Record<string, string | undefined>; rawBody: string; secret: string; now: Date }): Promise<WebhookVerification>;
   /** Maps a verified delivery to documents to upsert and external ids to delete. */

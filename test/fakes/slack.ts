@@ -15,6 +15,7 @@ export interface FakeSlackMessage {
   text: string;
   subtype?: string;
   thread_ts?: string;
+  edited?: { user: string; ts: string };
 }
 export interface FakeSlackChannel {
   id: string;
@@ -30,6 +31,8 @@ export interface FakeSlack {
   readonly calls: { method: string; args: Record<string, string> }[];
   readonly posted: { channel: string; text: string }[];
   rateLimitNext(count: number, retryAfterSeconds: number): void;
+  /** The next `count` answers are held back `ms` milliseconds (a slow or distant Slack). */
+  slowNext(count: number, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,16 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
   const posted: FakeSlack['posted'] = [];
   let limited = 0;
   let retryAfter = 1;
+  let slow = 0;
+  let slowMs = 0;
+  /** `oldest` / `latest` bounds, exclusive unless `inclusive` (Slack's conversations.history / replies semantics). */
+  const inBounds = (m: FakeSlackMessage, args: Record<string, string>) => {
+    const inclusive = args.inclusive === 'true' || args.inclusive === '1';
+    const ts = Number(m.ts);
+    if (args.oldest && (inclusive ? ts < Number(args.oldest) : ts <= Number(args.oldest))) return false;
+    if (args.latest && (inclusive ? ts > Number(args.latest) : ts >= Number(args.latest))) return false;
+    return true;
+  };
 
   function page<T>(items: T[], args: Record<string, string>) {
     const limit = Math.min(Number(args.limit ?? pageSize), pageSize);
@@ -85,7 +98,7 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
       const c = seed.channels.find((x) => x.id === args.channel);
       if (!c) return { ok: false, error: 'channel_not_found' };
       // Newest first, top-level messages only (replies live in conversations.replies), oldest exclusive.
-      const top = c.messages.filter((m) => !m.thread_ts || m.thread_ts === m.ts).filter((m) => !args.oldest || Number(m.ts) > Number(args.oldest));
+      const top = c.messages.filter((m) => !m.thread_ts || m.thread_ts === m.ts).filter((m) => inBounds(m, args));
       const withCounts = top
         .map((m) => ({ type: 'message', ...m, ...(c.messages.some((r) => r.thread_ts === m.ts && r.ts !== m.ts) ? { reply_count: c.messages.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts).length } : {}) }))
         .reverse();
@@ -95,9 +108,20 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
     'conversations.replies': (args) => {
       const c = seed.channels.find((x) => x.id === args.channel);
       if (!c) return { ok: false, error: 'channel_not_found' };
-      const thread = c.messages.filter((m) => m.ts === args.ts || m.thread_ts === args.ts).map((m) => ({ type: 'message', ...m }));
+      // The parent first, then replies within the bounds.
+      const thread = c.messages.filter((m) => m.ts === args.ts || (m.thread_ts === args.ts && inBounds(m, args))).map((m) => ({ type: 'message', ...m }));
       const p = page(thread, args);
       return { messages: p.slice, has_more: p.meta.response_metadata.next_cursor !== '', ...p.meta };
+    },
+    'conversations.info': (args) => {
+      const c = seed.channels.find((x) => x.id === args.channel);
+      if (!c) return { ok: false, error: 'channel_not_found' };
+      return { channel: { id: c.id, name: c.name, is_channel: true, is_private: c.is_private, is_member: true, is_archived: false } };
+    },
+    'users.info': (args) => {
+      const u = seed.users.find((x) => x.id === args.user);
+      if (!u) return { ok: false, error: 'user_not_found' };
+      return { user: { id: u.id, name: u.name, real_name: u.real_name, profile: { real_name: u.real_name } } };
     },
     'chat.postMessage': (args) => {
       const c = seed.channels.find((x) => x.id === args.channel || x.name === args.channel);
@@ -131,6 +155,11 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
       const fn = methods[method];
       if (!fn) return reply(200, { ok: false, error: 'unknown_method' });
       const out = fn(args);
+      if (slow > 0) {
+        slow--;
+        setTimeout(() => reply(200, { ok: true, ...out }), slowMs);
+        return;
+      }
       return reply(200, { ok: true, ...out });
     });
   });
@@ -145,6 +174,10 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
     rateLimitNext(count, seconds) {
       limited = count;
       retryAfter = seconds;
+    },
+    slowNext(count, ms) {
+      slow = count;
+      slowMs = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {

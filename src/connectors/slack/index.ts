@@ -4,8 +4,9 @@ import type { KindDefinition } from '../contract.ts';
 import { slackCall } from './client.ts';
 import { type SlackCredentials, type SlackSettings, slackCredentials, slackSettings } from './schemas.ts';
 import { type SlackCursor, type SlackPage, slackSync } from './sync.ts';
+import { slackWebhook } from './webhook.ts';
 
-/** Slack (chat): channels, messages and thread replies with authors and permalinks; post_message action. */
+/** Slack (chat): channels, messages and thread replies with authors and permalinks; Events API webhooks; post_message action. */
 export const slackKind: KindDefinition<SlackCredentials, SlackSettings, SlackCursor, SlackPage> = {
   type: 'slack',
   displayName: 'Slack',
@@ -27,6 +28,7 @@ export const slackKind: KindDefinition<SlackCredentials, SlackSettings, SlackCur
     }
   },
   sync: slackSync,
+  webhook: slackWebhook,
   actions: [
     {
       name: 'post_message',

@@ -49,7 +49,9 @@ export function messageToDocument(teamUrl: string, channel: SlackChannelRef, m: 
     document_type: isReply ? 'thread_reply' : 'message',
     created_at: tsToIso(m.ts),
     updated_at: tsToIso(m.edited?.ts ?? m.ts),
-    metadata: { channel: channel.name, channel_id: channel.id, ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) },
+    // thread_ts only on replies (a thread's root is the message whose ts it names): a root's document must not
+    // depend on whether replies exist yet, so the Events API (which sends no update for the root) maps it like the sync.
+    metadata: { channel: channel.name, channel_id: channel.id, ts: m.ts, ...(isReply ? { thread_ts: m.thread_ts } : {}) },
     acl: channel.is_private ? { visibility: 'private', channel: channel.id } : { visibility: 'workspace' },
   };
 }

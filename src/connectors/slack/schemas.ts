@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { commonSettings } from '../common-settings.ts';
 
-export const slackCredentials = z.object({ token: z.string().min(1).describe('bot token (xoxb-…) with channels:history, channels:read, users:read (groups:* for private)') }).strict();
+export const slackCredentials = z
+  .object({
+    token: z.string().min(1).describe('bot token (xoxb-…) with channels:history, channels:read, users:read (groups:* for private)'),
+    signing_secret: z.string().min(1).optional().describe("the Slack app's Signing Secret (Basic Information); needed for real-time Events API deliveries"),
+  })
+  .strict();
 export type SlackCredentials = z.infer<typeof slackCredentials>;
 
 export const slackSettings = z

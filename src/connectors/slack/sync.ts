@@ -34,16 +34,31 @@ function nextChannel(p: SlackPage): SlackPage | null {
   return index >= p.channels.length ? null : { ...p, phase: 'history', index, cursor: null, threads: [] };
 }
 
+export interface SlackUser {
+  readonly id: string;
+  readonly name: string;
+  readonly real_name?: string;
+  readonly profile?: { real_name?: string };
+}
+/** The name documents show for a user: profile real name, else real name, else handle. */
+export const displayName = (u: SlackUser) => u.profile?.real_name || u.real_name || u.name;
+
+/** Every user's display name by id (users.list, 200 per call). */
+export async function listUsers(ctx: Ctx): Promise<Record<string, string>> {
+  const users: Record<string, string> = {};
+  let cursor: string | null = null;
+  do {
+    const r: { members: SlackUser[] } & Paged = await slackCall(ctx, 'users.list', { limit: 200, ...(cursor ? { cursor } : {}) });
+    for (const u of r.members) users[u.id] = displayName(u);
+    cursor = nextCursor(r);
+  } while (cursor);
+  return users;
+}
+
 async function readPage(ctx: Ctx, p: SlackPage): Promise<Page<SlackPage, SlackCursor>> {
   if (p.phase === 'setup') {
     const auth = await slackCall<{ url: string }>(ctx, 'auth.test', {});
-    const users: Record<string, string> = {};
-    let cursor: string | null = null;
-    do {
-      const r: { members: { id: string; name: string; real_name?: string; profile?: { real_name?: string } }[] } & Paged = await slackCall(ctx, 'users.list', { limit: 200, ...(cursor ? { cursor } : {}) });
-      for (const u of r.members) users[u.id] = u.profile?.real_name || u.real_name || u.name;
-      cursor = nextCursor(r);
-    } while (cursor);
+    const users = await listUsers(ctx);
     return { documents: [], next: { ...p, phase: 'channels', teamUrl: auth.url, users }, cursor: cursorOf(p) };
   }
   if (p.phase === 'channels') {

@@ -62,7 +62,8 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
         tags: ['connectors'],
         params: z.object({ id: z.string().min(1).max(200) }),
         response: {
-          201: z.object({ connector_id: z.string(), delivery_url: z.string(), secret: z.string(), content_type: z.string(), events: z.array(z.string()) }),
+          // secret: null when the vendor issues it (Slack's signing secret, supplied in the credentials).
+          201: z.object({ connector_id: z.string(), delivery_url: z.string(), secret: z.string().nullable(), content_type: z.string(), events: z.array(z.string()) }),
         },
       },
     },
@@ -108,14 +109,15 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
     scope.post(
       '/v1/connectors/:id/webhook/deliveries',
       {
-        // Vendors send no API key: the signature (X-Hub-Signature-256, Linear-Signature) authenticates the delivery.
+        // Vendors send no API key: the signature (X-Hub-Signature-256, Linear-Signature, X-Slack-Signature) authenticates the delivery.
         config: { permission: 'public' },
         schema: {
           summary: 'Inbound vendor webhook delivery (signature-verified)',
           tags: ['connectors'],
           params: z.object({ id: z.string().min(1).max(200) }),
           response: {
-            202: z.object({ status: z.enum(['applied', 'ignored']), event: z.string(), upserted: z.number().int().optional(), deleted: z.number().int().optional(), reason: z.string().optional() }),
+            200: z.object({ challenge: z.string() }),
+            202: z.object({ status: z.enum(['applied', 'ignored', 'accepted']), event: z.string(), upserted: z.number().int().optional(), deleted: z.number().int().optional(), reason: z.string().optional() }),
           },
         },
       },
@@ -129,6 +131,8 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
           log: deps.log.child({ reqId: request.id }),
         });
         if (outcome.status === 'rejected') throw new AppError('invalid_signature', 401, `webhook delivery rejected: ${outcome.reason}`);
+        // Slack's url_verification: echo the challenge with 200.
+        if (outcome.status === 'challenge') return reply.status(200).send({ challenge: outcome.challenge });
         return reply.status(202).send(outcome);
       },
     );
