@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createGitRepos, serveGit } from './git-http.ts';
 
 /**
  * A local GitHub REST v3 + GraphQL fake speaking the real wire format (docs.github.com/rest): token auth
  * with `401 Bad credentials`, `Link: <…>; rel="next"` page pagination, `x-ratelimit-*` headers, secondary
- * rate limits as 429 with `Retry-After`, git trees/blobs, and the discussions GraphQL connection.
+ * rate limits as 429 with `Retry-After`, git trees/blobs, and the discussions GraphQL connection. Wikis are
+ * git repositories at `/<owner>/<repo>.wiki.git` served over git's smart HTTP protocol by the real
+ * `git http-backend` (Basic auth, password = the token); `wiki()` commits pages to them.
  */
 export interface FakeIssue {
   number: number;
@@ -34,6 +37,8 @@ export interface FakeRepo {
   description?: string;
   default_branch?: string;
   has_discussions?: boolean;
+  /** GitHub's default is true; the wiki's git repository exists only once `wiki()` committed a page. */
+  has_wiki?: boolean;
   issues: FakeIssue[];
   files: Map<string, string>;
   discussions: FakeDiscussion[];
@@ -49,6 +54,10 @@ export interface FakeGitHub {
   rateLimitNext(count: number, retryAfterSeconds?: number | null): void;
   /** Delay every response by this many ms (to kill a worker mid-sync). */
   delayMs: number;
+  /** Commits wiki page changes (content, or null to delete) to `<repo>.wiki.git`; returns the commit sha. */
+  wiki(fullName: string, pages: Record<string, string | null>, opts?: { author?: string; date?: string }): string;
+  /** The token the git endpoints accept (default: `token`), to simulate git rejecting the REST token. */
+  gitToken: string;
   created: { repo: string; title: string; body?: string; number: number }[];
   comments: { repo: string; issue: number; body: string }[];
   close(): Promise<void>;
@@ -94,6 +103,8 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     comments: [] as FakeGitHub['comments'],
   };
   let base = '';
+  const git = createGitRepos();
+  let gitToken = token;
 
   const repoJson = (r: FakeRepo) => ({
     id: Number.parseInt(sha(r.full_name).slice(0, 8), 16),
@@ -101,12 +112,14 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     full_name: r.full_name,
     private: r.private,
     owner: { login: r.full_name.split('/')[0], type: 'User' },
-    html_url: `https://github.com/${r.full_name}`,
+    html_url: `${base}/${r.full_name}`,
+    clone_url: `${base}/${r.full_name}.git`,
     description: r.description ?? null,
     fork: r.fork ?? false,
     archived: r.archived ?? false,
     default_branch: r.default_branch ?? 'main',
     has_discussions: r.has_discussions ?? false,
+    has_wiki: r.has_wiki ?? true,
     topics: [],
     created_at: '2024-01-01T00:00:00Z',
     updated_at: '2024-06-01T00:00:00Z',
@@ -129,15 +142,18 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const run = () => handle(req, res, Buffer.concat(chunks).toString('utf8'));
+      const run = () => handle(req, res, Buffer.concat(chunks));
       if (state.delayMs > 0) setTimeout(run, state.delayMs);
       else run();
     });
   });
 
-  function handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): boolean {
+  function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer): boolean {
     const url = new URL(req.url ?? '/', base);
     requests.push(`${req.method} ${url.pathname}${url.search}`);
+    const wiki = /^\/([^/]+\/[^/]+)\.wiki\.git(\/info\/refs|\/git-upload-pack)$/.exec(url.pathname);
+    if (wiki) return serveWiki(req, res, wiki[1] ?? '', url, raw);
+    const body = raw.toString('utf8');
     if (req.headers.authorization !== `token ${token}` && req.headers.authorization !== `Bearer ${token}`) {
       return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
     }
@@ -228,6 +244,26 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
   }
 
+  /** GitHub's git endpoints: Basic auth (any username, the token as password), 404 for a missing wiki. */
+  function serveWiki(req: http.IncomingMessage, res: http.ServerResponse, fullName: string, url: URL, raw: Buffer): boolean {
+    const auth = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
+    const password = auth ? Buffer.from(auth[1] ?? '', 'base64').toString('utf8').split(':').slice(1).join(':') : null;
+    if (password !== gitToken) {
+      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="GitHub"' });
+      res.end(password === null ? '' : 'Invalid username or token. Password authentication is not supported for Git operations.\n');
+      return true;
+    }
+    const repo = repos.find((r) => r.full_name === fullName);
+    const name = `${fullName}.wiki.git`;
+    if (!repo || repo.has_wiki === false || !git.exists(name)) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('Repository not found.\n');
+      return true;
+    }
+    serveGit(git.root, req, res, url.pathname, url.search.slice(1), raw);
+    return true;
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fake: FakeGitHub = {
@@ -245,12 +281,22 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     set delayMs(v: number) {
       state.delayMs = v;
     },
+    wiki: (fullName, pages, o) => git.commit(`${fullName}.wiki.git`, pages, o),
+    get gitToken() {
+      return gitToken;
+    },
+    set gitToken(v: string) {
+      gitToken = v;
+    },
     created: state.created,
     comments: state.comments,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          git.remove();
+          resolve();
+        });
       }),
   };
   return fake;

@@ -6,7 +6,7 @@ import { githubWebhook } from './webhook.ts';
 
 const REQUIRED_SCOPES = ['repo', 'read:org', 'read:discussion'];
 
-/** GitHub (code hosting): repositories, files, issues, pull requests, discussions; webhooks; issue actions. */
+/** GitHub (code hosting): repositories, files, issues, pull requests, discussions, wiki pages; webhooks; issue actions. */
 export const githubKind: KindDefinition<GitHubCredentials, GitHubSettings, GitHubCursor, GitHubPage> = {
   type: 'github',
   displayName: 'GitHub',
@@ -14,7 +14,7 @@ export const githubKind: KindDefinition<GitHubCredentials, GitHubSettings, GitHu
   authType: 'oauth2',
   credentials: githubCredentials,
   settings: githubSettings,
-  contentTypes: ['repositories', 'files', 'issues', 'pull_requests', 'discussions'],
+  contentTypes: ['repositories', 'files', 'issues', 'pull_requests', 'discussions', 'wiki_pages'],
   // 5,000 requests per hour for an authenticated token or OAuth app.
   vendorLimits: { perHour: 5000 },
   hasUsableCredentials: (c) => Boolean(c.access_token),

@@ -29,6 +29,7 @@ export interface GhRepo {
   readonly created_at?: string | null;
   readonly updated_at?: string | null;
   readonly has_discussions?: boolean;
+  readonly has_wiki?: boolean;
 }
 export interface GhDiscussion {
   readonly number: number;
@@ -107,6 +108,34 @@ export function discussionToDocument(repo: string, d: GhDiscussion, isPrivate: b
     created_at: d.createdAt,
     updated_at: d.updatedAt,
     metadata: { repository: repo, number: d.number, category: d.category?.name ?? null },
+    acl: acl(repo, isPrivate),
+  };
+}
+
+export function wikiExternalId(repo: string, path: string): string {
+  return `wiki:${repo}:${path}`;
+}
+
+/**
+ * A wiki page: title from the file name as GitHub shows it (`-` → space), URL `<html_url>/wiki/<Page-Name>`,
+ * author and time of the last commit that changed it (when known).
+ */
+export function wikiPageToDocument(
+  repo: string,
+  htmlUrl: string,
+  page: { path: string; name: string; oid: string; text: string; commit?: { oid: string; author: string; date: string } },
+  isPrivate: boolean,
+): SourceDocument {
+  const slug = page.name.replace(/ /g, '-');
+  return {
+    external_id: wikiExternalId(repo, page.path),
+    title: `${repo} wiki: ${page.name.replace(/-/g, ' ')}`,
+    content: page.text,
+    url: `${htmlUrl.replace(/\/$/, '')}/wiki/${encodeURIComponent(slug)}`,
+    author: page.commit?.author,
+    document_type: 'wiki_page',
+    updated_at: page.commit?.date,
+    metadata: { repository: repo, path: page.path, page: slug, sha: page.oid, ...(page.commit ? { commit: page.commit.oid } : {}) },
     acl: acl(repo, isPrivate),
   };
 }

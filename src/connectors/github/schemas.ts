@@ -15,6 +15,7 @@ export const githubSettings = z
     file_extensions: z
       .array(z.string().regex(/^\.[A-Za-z0-9_+-]+$/, 'an extension with its leading dot, e.g. ".md"'))
       .default(['.md', '.mdx', '.txt', '.rst']),
+    include_wiki: z.boolean().default(true).describe("sync each repository's wiki pages (read from its .wiki.git repository)"),
     repositories: z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/)).optional().describe('only these owner/name repositories (default: every accessible one)'),
     ...commonSettings,
   })

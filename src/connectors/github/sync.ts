@@ -2,15 +2,38 @@ import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
 import { rateLimitFromResponse, VendorAuthError } from '../../sync/vendor-errors.ts';
 import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
-import { discussionToDocument, fileToDocument, type GhDiscussion, type GhIssue, type GhRepo, issueToDocument, laterIso, repoToDocument, wantedFile } from './map.ts';
+import {
+  discussionToDocument,
+  fileToDocument,
+  type GhDiscussion,
+  type GhIssue,
+  type GhRepo,
+  issueToDocument,
+  laterIso,
+  repoToDocument,
+  wantedFile,
+  wikiExternalId,
+  wikiPageToDocument,
+} from './map.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
+import { readWiki, wikiPageName } from './wiki.ts';
 
 type Ctx = SourceContext<GitHubCredentials, GitHubSettings>;
 
-const repoRef = z.object({ full_name: z.string(), default_branch: z.string(), private: z.boolean(), has_discussions: z.boolean() });
+const repoRef = z.object({
+  full_name: z.string(),
+  default_branch: z.string(),
+  private: z.boolean(),
+  has_discussions: z.boolean(),
+  has_wiki: z.boolean().default(false),
+  html_url: z.string().default(''),
+});
+/** Per repository: the wiki's HEAD commit and its pages (path → blob id) as last stored. */
+const wikiState = z.object({ head: z.string(), pages: z.record(z.string(), z.string()) });
+const wikiStates = z.record(z.string(), wikiState).default({});
 export const githubPage = z.object({
   mode: z.enum(['incremental', 'full']),
-  phase: z.enum(['repos', 'issues', 'files', 'discussions']),
+  phase: z.enum(['repos', 'issues', 'files', 'discussions', 'wiki']),
   repos: z.array(repoRef),
   repoIndex: z.number().int(),
   page: z.number().int(),
@@ -19,9 +42,10 @@ export const githubPage = z.object({
   since: z.string().nullable(),
   maxUpdated: z.string().nullable(),
   trees: z.record(z.string(), z.string()),
+  wikis: wikiStates,
 });
 export type GitHubPage = z.infer<typeof githubPage>;
-export const githubCursor = z.object({ since: z.string().nullable(), trees: z.record(z.string(), z.string()) });
+export const githubCursor = z.object({ since: z.string().nullable(), trees: z.record(z.string(), z.string()), wikis: wikiStates });
 export type GitHubCursor = z.infer<typeof githubCursor>;
 
 const PER_PAGE = 50;
@@ -58,16 +82,17 @@ function advanceRepo(page: GitHubPage, phase: GitHubPage['phase']): GitHubPage {
   return { ...page, phase, page: 1, after: null, files: null };
 }
 
-/** After one repo's phase: issues → files → discussions → next repo's issues. */
+/** After one repo's phase: issues → files → discussions → wiki → next repo's issues. */
 function nextPhase(page: GitHubPage): GitHubPage | null {
   if (page.phase === 'issues') return advanceRepo(page, 'files');
   if (page.phase === 'files') return advanceRepo(page, 'discussions');
+  if (page.phase === 'discussions') return advanceRepo(page, 'wiki');
   const repoIndex = page.repoIndex + 1;
   if (repoIndex >= page.repos.length) return null;
   return { ...advanceRepo(page, 'issues'), repoIndex };
 }
 
-const cursorOf = (page: GitHubPage): GitHubCursor => ({ since: page.maxUpdated, trees: page.trees });
+const cursorOf = (page: GitHubPage): GitHubCursor => ({ since: page.maxUpdated, trees: page.trees, wikis: page.wikis });
 
 const DISCUSSIONS = `query($owner: String!, $name: String!, $after: String) {
   repository(owner: $owner, name: $name) {
@@ -92,7 +117,14 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
     );
     const all = [
       ...page.repos,
-      ...repos.map((x) => ({ full_name: x.full_name, default_branch: x.default_branch ?? 'main', private: x.private, has_discussions: x.has_discussions ?? false })),
+      ...repos.map((x) => ({
+        full_name: x.full_name,
+        default_branch: x.default_branch ?? 'main',
+        private: x.private,
+        has_discussions: x.has_discussions ?? false,
+        has_wiki: x.has_wiki ?? false,
+        html_url: x.html_url,
+      })),
     ];
     const documents = page.mode === 'full' || !page.since ? repos.map(repoToDocument) : repos.filter((x) => x.updated_at && x.updated_at >= (page.since ?? '')).map(repoToDocument);
     const next: GitHubPage | null = hasNext(r.headers.link)
@@ -148,6 +180,8 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
     return { documents, next: rest.length > 0 ? { ...page, files: rest } : nextPhase(page), cursor: cursorOf(page) };
   }
 
+  if (page.phase === 'wiki') return readWikiPhase(ctx, page, repo);
+
   // discussions (GraphQL), newest first; an incremental sync stops at the first one older than its cursor.
   if (!repo.has_discussions) return { documents: [], next: nextPhase(page), cursor: cursorOf(page) };
   const r = await call(() =>
@@ -166,6 +200,34 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
   return { documents, next, cursor: cursorOf({ ...page, maxUpdated }) };
 }
 
+/**
+ * One repository's wiki in one page: nothing is fetched when its HEAD is the one in the cursor
+ * (incremental); otherwise pages whose blob changed are upserted and pages that vanished deleted.
+ */
+async function readWikiPhase(ctx: Ctx, page: GitHubPage, repo: GitHubPage['repos'][number]): Promise<Page<GitHubPage, GitHubCursor>> {
+  if (!ctx.settings.include_wiki) return { documents: [], next: nextPhase(page), cursor: cursorOf(page) };
+  const known = page.mode === 'incremental' ? page.wikis[repo.full_name] : undefined;
+  const maxBytes = ctx.settings.max_file_size_mb * 1024 * 1024;
+  const read = repo.has_wiki && repo.html_url ? await readWiki(ctx, repo.full_name, repo.html_url, known?.head ?? null, maxBytes) : ({ status: 'missing' } as const);
+  if (read.status === 'unchanged') return { documents: [], next: nextPhase(page), cursor: cursorOf(page) };
+  const wikis = { ...page.wikis };
+  let documents: SourceDocument[] = [];
+  let stillThere: Record<string, string> = {};
+  if (read.status === 'missing') delete wikis[repo.full_name];
+  else {
+    stillThere = Object.fromEntries(read.pages.map((p) => [p.path, p.oid]));
+    wikis[repo.full_name] = { head: read.head, pages: stillThere };
+    documents = read.pages
+      .filter((p) => known?.pages[p.path] !== p.oid)
+      .map((p) => wikiPageToDocument(repo.full_name, repo.html_url, { ...p, name: wikiPageName(p.path) ?? p.path }, repo.private));
+  }
+  const deleted = Object.keys(known?.pages ?? {})
+    .filter((p) => !(p in stillThere))
+    .map((p) => wikiExternalId(repo.full_name, p));
+  const next = { ...page, wikis };
+  return { documents, deleted, next: nextPhase(next), cursor: cursorOf(next) };
+}
+
 function webBase(ctx: Ctx): string {
   return ctx.apiBaseUrl ? ctx.apiBaseUrl.replace(/\/api\/v3\/?$/, '').replace(/\/$/, '') : 'https://github.com';
 }
@@ -173,7 +235,7 @@ function webBase(ctx: Ctx): string {
 export const githubSync: SyncCapability<GitHubCredentials, GitHubSettings, GitHubCursor, GitHubPage> = {
   cursorSchema: githubCursor,
   pageSchema: githubPage,
-  start(mode: SyncMode, since: GitHubCursor | null): GitHubPage {
+  start(mode: SyncMode, since: GitHubCursor | null, settings: GitHubSettings): GitHubPage {
     return {
       mode,
       phase: 'repos',
@@ -185,6 +247,8 @@ export const githubSync: SyncCapability<GitHubCredentials, GitHubSettings, GitHu
       since: mode === 'incremental' ? (since?.since ?? null) : null,
       maxUpdated: since?.since ?? null,
       trees: mode === 'incremental' ? (since?.trees ?? {}) : {},
+      // A full sync re-reads every wiki; with wikis off, forget them so turning them on reads them again.
+      wikis: mode === 'incremental' && settings.include_wiki ? (since?.wikis ?? {}) : {},
     };
   },
   readPage,
