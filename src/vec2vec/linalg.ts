@@ -1,5 +1,6 @@
 // Dense kernels on row-major Float32Array / Float64Array matrices. Loops are ordered so the innermost
-// one walks contiguous memory (axpy or dot form), which is what V8 runs fastest without SIMD.
+// one walks contiguous memory (axpy or dot form). Large products go to the WebAssembly SIMD kernels.
+import { matmulF32 } from './kernels.ts';
 
 /** `rows` samples of `cols` values, row-major. */
 export interface Mat {
@@ -218,33 +219,15 @@ export function transpose(w: Float32Array, rows: number, cols: number): Float32A
   return t;
 }
 
-/**
- * y = x · W + b with W given transposed (dout×din): one dot product per output, accumulated in registers
- * with four independent sums. About twice as fast as the axpy form for a single vector.
- */
-export function affineT(x: Float32Array, wt: Float32Array, b: Float32Array | null, din: number, dout: number, out: Float32Array): Float32Array {
-  const n4 = din - (din % 4);
-  for (let j = 0; j < dout; j++) {
-    const o = j * din;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let i = 0;
-    for (; i < n4; i += 4) {
-      s0 += x[i]! * wt[o + i]!;
-      s1 += x[i + 1]! * wt[o + i + 1]!;
-      s2 += x[i + 2]! * wt[o + i + 2]!;
-      s3 += x[i + 3]! * wt[o + i + 3]!;
-    }
-    for (; i < din; i++) s0 += x[i]! * wt[o + i]!;
-    out[j] = s0 + s1 + s2 + s3 + (b ? b[j]! : 0);
-  }
-  return out;
-}
+/** Below this many multiply-adds a product stays in plain JS (copying into WebAssembly memory would cost more). */
+const SIMD_MIN_WORK = 16_384;
 
 /** Y = X · W (+ b) for a batch: X is n×din, W din×dout. */
 export function matmulAdd(x: Float32Array, n: number, din: number, w: Float32Array, dout: number, b: Float32Array | null, out: Float32Array): void {
+  if (n * din * dout >= SIMD_MIN_WORK) {
+    matmulF32(x.subarray(0, n * din), n, din, w, dout, b, out);
+    return;
+  }
   for (let r = 0; r < n; r++) {
     const oo = r * dout;
     if (b) out.set(b, oo);
@@ -261,6 +244,10 @@ export function matmulAdd(x: Float32Array, n: number, din: number, w: Float32Arr
 
 /** G += Xᵀ · D for a batch (X n×din, D n×dout, G din×dout). */
 export function accumulateOuter(x: Float32Array, n: number, din: number, d: Float32Array, dout: number, g: Float32Array): void {
+  if (n * din * dout >= SIMD_MIN_WORK) {
+    matmulF32(x.subarray(0, n * din), din, n, d.subarray(0, n * dout), dout, null, g, { transA: true, accumulate: true });
+    return;
+  }
   for (let r = 0; r < n; r++) {
     const ox = r * din;
     const od = r * dout;
@@ -275,6 +262,10 @@ export function accumulateOuter(x: Float32Array, n: number, din: number, d: Floa
 
 /** DX = D · Wᵀ for a batch (D n×dout, W din×dout, DX n×din); adds into `out` when `accumulate`. */
 export function backprop(d: Float32Array, n: number, dout: number, w: Float32Array, din: number, out: Float32Array, accumulate = false): void {
+  if (n * din * dout >= SIMD_MIN_WORK) {
+    matmulF32(d.subarray(0, n * dout), n, dout, transpose(w, din, dout), din, null, out, { accumulate });
+    return;
+  }
   for (let r = 0; r < n; r++) {
     const od = r * dout;
     const oo = r * din;
