@@ -115,6 +115,31 @@ describe('notion connector against the fake Notion REST API', () => {
     assert.equal(cd?.title, 'Comment on Search revamp');
   });
 
+  it('inline discussions on blocks (nested ones too) become comments; only blocks that can carry one are asked', async () => {
+    const onCallout = d().comments.filter((c) => (c.parent as { block_id?: string }).block_id === ids().callout);
+    assert.equal(onCallout.length, 3, 'a three-comment discussion, read across pages of 2');
+    for (const c of onCallout) {
+      const cd = await doc(`comment:${String(c.id)}`);
+      assert.equal(cd?.title, 'Comment on Engineering Handbook');
+      assert.equal(cd?.metadata.block_id, ids().callout);
+      assert.deepEqual(cd?.metadata.parent, { type: 'block_id', id: ids().callout });
+      assert.equal(cd?.metadata.page_id, ids().handbook);
+      assert.equal(cd?.url, `${String(d().pages.find((x) => x.id === ids().handbook)?.url)}?d=${String(c.discussion_id).replace(/-/g, '')}`);
+    }
+    assert.equal((await doc(`comment:${String(onCallout[1]?.id)}`))?.content, 'No, hotfixes may ship on Fridays.');
+    const nested = d().comments.find((c) => (c.parent as { block_id?: string }).block_id === ids().secondary);
+    assert.equal((await doc(`comment:${String(nested?.id)}`))?.content, 'Fifteen minutes is too long at night');
+    // Request cost: comments were listed for pages and for blocks with content only, never for layout,
+    // references, dividers or empty paragraphs.
+    const allBlocks = [...d().blocks.values()].flat();
+    const askedIds = notion.calls.filter((x) => x.path === '/v1/comments').map((x) => new URLSearchParams(x.query).get('block_id'));
+    const kinds = new Set(askedIds.map((bid) => (d().pages.some((pg) => pg.id === bid) ? 'page' : String(allBlocks.find((b) => b.id === bid)?.type))));
+    for (const never of ['divider', 'child_page', 'child_database', 'table', 'undefined']) assert.equal(kinds.has(never), false, `asked a ${never} block`);
+    for (const wanted of ['page', 'callout', 'code', 'paragraph', 'table_row', 'bookmark', 'embed', 'toggle']) assert.ok(kinds.has(wanted), `never asked a ${wanted} block`);
+    const empty = allBlocks.find((b) => b.type === 'paragraph' && JSON.stringify(b.paragraph).includes('"plain_text":""'));
+    assert.ok(empty && !askedIds.includes(String(empty.id)), 'an empty paragraph is not asked');
+  });
+
   it('appends to a page through execute; the incremental sync reads only what changed since the cursor', async () => {
     const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/execute`, headers: t.admin, payload: { intent: 'add to the page: Remember your badge', context: { page: ids().onboarding } } });
     assert.equal(r.statusCode, 200, r.body);
@@ -129,6 +154,9 @@ describe('notion connector against the fake Notion REST API', () => {
     // Newest-first search stopped at the cursor: the handbook's blocks were not read again.
     const run = notion.calls.slice(before);
     assert.equal(run.filter((x) => x.path === `/v1/blocks/${ids().handbook}/children`).length, 0);
+    // ...nor its block comments: only the changed page (and its blocks) had comments listed.
+    assert.equal(run.filter((x) => x.path === '/v1/comments' && x.query.includes(String(ids().callout))).length, 0);
+    assert.ok(run.some((x) => x.path === '/v1/comments' && x.query.includes(String(ids().onboarding))));
     assert.ok(run.some((x) => x.path.startsWith('/v1/data_sources/') && JSON.stringify(x.body?.filter ?? {}).includes('on_or_after')));
   });
 
@@ -166,6 +194,19 @@ describe('notion connector against the fake Notion REST API', () => {
     const h = await doc(`page:${ids().handbook}`, other);
     assert.ok(h?.content.includes('▸ On-call details'));
     assert.equal(h?.content.includes('Page the secondary'), false);
+  });
+
+  it('include_block_comments off: only the pages’ own discussions are listed (one request a page)', async () => {
+    const before = notion.calls.length;
+    const other = await create({ include_block_comments: false, include_databases: false });
+    const c = await sync(true, other);
+    assert.equal(c.status, 'idle', JSON.stringify(c));
+    // Rows (the search page) are not read without include_databases.
+    const pageComments = d().comments.filter((x) => (x.parent as { type: string }).type === 'page_id' && (x.parent as { page_id: string }).page_id !== ids().search);
+    const got = (await stored(other)).filter((x) => x.startsWith('comment:'));
+    assert.deepEqual(got, pageComments.map((x) => `comment:${String(x.id)}`).sort());
+    const asked = notion.calls.slice(before).filter((x) => x.path === '/v1/comments').map((x) => new URLSearchParams(x.query).get('block_id'));
+    assert.ok(asked.every((bid) => d().pages.some((pg) => pg.id === bid)), 'no block was asked');
   });
 
   it('without a token, creating a connector starts Notion OAuth (owner=user)', async () => {

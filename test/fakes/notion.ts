@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
  * A local Notion REST API fake (developers.notion.com/reference, version 2025-09-03): bearer auth, the
  * `Notion-Version` header, `POST /v1/search` (filter by object, sort by last_edited_time, start_cursor /
  * page_size pagination), `GET /v1/blocks/{id}/children`, `PATCH /v1/blocks/{id}/children`, `GET|POST /v1/pages`,
- * `POST /v1/data_sources/{id}/query` (last_edited_time filter and sort), `GET /v1/comments?block_id=`,
- * `GET /v1/users[/me]`; lists as `{object:"list", results, next_cursor, has_more}`, errors as
+ * `POST /v1/data_sources/{id}/query` (last_edited_time filter and sort), `GET /v1/comments?block_id=`
+ * (a page's own discussions, or a block's inline ones), `GET /v1/users[/me]`; lists as `{object:"list", results, next_cursor, has_more}`, errors as
  * `{object:"error", status, code, message}`, 429 `rate_limited` with Retry-After.
  * Unlike Notion, search also returns archived pages (flagged `archived`/`in_trash`), so skipping them is testable.
  */
@@ -23,7 +23,7 @@ export interface FakeNotion {
   readonly url: string;
   readonly token: string;
   readonly data: FakeNotionData;
-  readonly calls: { method: string; path: string; body: Json | null; version: string | undefined }[];
+  readonly calls: { method: string; path: string; query: string; body: Json | null; version: string | undefined }[];
   /** The next workspace instant (minutes apart, like Notion's rounded last_edited_time). */
   tick(): string;
   /** A fresh page under the workspace (or a parent page) with paragraph blocks. */
@@ -130,6 +130,10 @@ export function seedNotion(tick: () => string): FakeNotionData & { ids: Record<s
   data.pages.push(handbook, onboarding, archived, search, billing);
   data.dataSources.push(source);
 
+  // Blocks that carry inline discussions (comments with parent {type: "block_id"}).
+  const callout = block('callout', { rich_text: rt('Deploys freeze on Fridays'), icon: { type: 'emoji', emoji: '💡' }, color: 'gray_background' });
+  const codeBlock = block('code', { rich_text: rt('npm run deploy -- --prod'), language: 'bash', caption: [] });
+  const secondary = p('Page the secondary after 15 minutes');
   setChildren(String(handbook.id), [
     block('heading_1', { rich_text: rt('Engineering Handbook'), is_toggleable: false }),
     p('How we build software at Acme.'),
@@ -141,10 +145,10 @@ export function seedNotion(tick: () => string): FakeNotionData & { ids: Record<s
     block('numbered_list_item', { rich_text: rt('Wait for CI') }),
     block('numbered_list_item', { rich_text: rt('Merge') }),
     block('to_do', { rich_text: rt('Write the changelog'), checked: true }),
-    block('code', { rich_text: rt('npm run deploy -- --prod'), language: 'bash', caption: [] }),
-    block('callout', { rich_text: rt('Deploys freeze on Fridays'), icon: { type: 'emoji', emoji: '💡' }, color: 'gray_background' }),
+    codeBlock,
+    callout,
     block('quote', { rich_text: rt('Make it work, then make it fast') }),
-    block('toggle', { rich_text: rt('On-call details') }, [p('Page the secondary after 15 minutes'), block('toggle', { rich_text: rt('Escalation') }, [p('Call the VP of engineering')])]),
+    block('toggle', { rich_text: rt('On-call details') }, [secondary, block('toggle', { rich_text: rt('Escalation') }, [p('Call the VP of engineering')])]),
     block('table', { table_width: 2, has_column_header: true, has_row_header: false }, [
       block('table_row', { cells: [rt('Service'), rt('Owner')] }),
       block('table_row', { cells: [rt('search'), rt('Amy')] }),
@@ -152,6 +156,7 @@ export function seedNotion(tick: () => string): FakeNotionData & { ids: Record<s
     block('bookmark', { url: 'https://acme.dev/runbook', caption: rt('Runbook') }),
     block('embed', { url: 'https://www.figma.com/file/abc', caption: [] }),
     block('divider', {}),
+    p(''),
     block('child_page', { title: 'Onboarding' }),
     block('child_database', { title: 'Projects' }),
   ]);
@@ -165,7 +170,20 @@ export function seedNotion(tick: () => string): FakeNotionData & { ids: Record<s
     return { object: 'comment', id: fakeId(), parent: { type: 'page_id', page_id: pageId }, discussion_id: fakeId(), created_time: t, last_edited_time: t, created_by: ref(by), rich_text: rt(text) };
   };
   data.comments.push(comment(handbook.id, 'Should we add a section on incidents?', bob), comment(handbook.id, 'Yes, next week.', amy), comment(search.id, 'Blocked on the embeddings work', bob));
-  return { ...data, ids: { handbook: String(handbook.id), onboarding: String(onboarding.id), archived: String(archived.id), search: String(search.id), billing: String(billing.id), source: source.id, amy: String(amy.id), bob: String(bob.id) } };
+  // Inline discussions, Notion's wire shape: parent {type: "block_id", block_id}; replies share the discussion_id.
+  const onBlock = (blockId: unknown, text: string, by: Json, discussion = fakeId()) => {
+    const t = tick();
+    return { object: 'comment', id: fakeId(), parent: { type: 'block_id', block_id: blockId }, discussion_id: discussion, created_time: t, last_edited_time: t, created_by: ref(by), rich_text: rt(text) };
+  };
+  const thread = fakeId();
+  data.comments.push(
+    onBlock(callout.id, 'Does the freeze include hotfixes?', bob, thread),
+    onBlock(callout.id, 'No, hotfixes may ship on Fridays.', amy, thread),
+    onBlock(callout.id, 'Thanks, adding that to the callout.', bob, thread),
+    onBlock(codeBlock.id, 'Use the make target instead', amy),
+    onBlock(secondary.id, 'Fifteen minutes is too long at night', bob),
+  );
+  return { ...data, ids: { handbook: String(handbook.id), onboarding: String(onboarding.id), archived: String(archived.id), search: String(search.id), billing: String(billing.id), source: source.id, amy: String(amy.id), bob: String(bob.id), callout: String(callout.id), code: String(codeBlock.id), secondary: String(secondary.id) } };
 }
 
 /** Blocks as Notion stores them from a request: rich text gains `plain_text`/`href`, like Notion's answers. */
@@ -213,7 +231,7 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
       const url = new URL(req.url ?? '/', 'http://fake');
       const body = raw ? (JSON.parse(raw) as Json) : null;
       const version = req.headers['notion-version'] as string | undefined;
-      calls.push({ method: req.method ?? 'GET', path: url.pathname, body, version });
+      calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search, body, version });
       const reply = (status: number, out: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
         res.end(JSON.stringify(out));
@@ -301,11 +319,13 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
       if (url.pathname === '/v1/comments' && req.method === 'GET') {
         const blockId = q.get('block_id');
         if (!blockId) return error(400, 'validation_error', 'block_id should be defined.');
-        return paged(
-          data.comments.filter((c) => (c.parent as Json).page_id === blockId || (c.parent as Json).block_id === blockId),
-          q.get('start_cursor'),
-          q.get('page_size'),
-        );
+        const known = findPage(blockId) || [...data.blocks.values()].some((children) => children.some((b) => b.id === blockId));
+        if (!known) return error(404, 'object_not_found', `Could not find block with ID: ${blockId}. Make sure the relevant pages and databases are shared with your integration.`);
+        const items = data.comments.filter((c) => (c.parent as Json).page_id === blockId || (c.parent as Json).block_id === blockId);
+        const l = list(items, q.get('start_cursor'), Math.min(Number(q.get('page_size') ?? 100) || 100, opts.pageSize ?? 100));
+        if (!l) return error(400, 'validation_error', 'body.start_cursor should be a valid cursor.');
+        const { page_or_data_source: _omit, ...rest } = l;
+        return reply(200, { ...rest, type: 'comment', comment: {} });
       }
       return error(400, 'invalid_request_url', 'Invalid request URL.');
     });

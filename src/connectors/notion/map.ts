@@ -159,6 +159,15 @@ export function commentToDocument(c: NotionComment, page: NotionPage, users: Use
     document_type: 'comment',
     created_at: c.created_time,
     updated_at: c.last_edited_time,
-    metadata: { notion_id: c.id, object: 'comment', discussion_id: c.discussion_id, page_id: page.id, parent: parentInfo(c.parent), created_by: c.created_by.id },
+    metadata: {
+      notion_id: c.id,
+      object: 'comment',
+      discussion_id: c.discussion_id,
+      page_id: page.id,
+      parent: parentInfo(c.parent),
+      // An inline discussion on a block (not the page's own discussion).
+      ...(c.parent.type === 'block_id' ? { block_id: c.parent.block_id } : {}),
+      created_by: c.created_by.id,
+    },
   };
 }

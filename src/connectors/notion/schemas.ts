@@ -16,7 +16,11 @@ export const notionSettings = z
   .object({
     sync_archived: z.boolean().default(false).describe('also index archived (trashed) pages'),
     include_databases: z.boolean().default(true).describe('index databases (data sources) and their rows'),
-    include_comments: z.boolean().default(true).describe('index page comments'),
+    include_comments: z.boolean().default(true).describe("index comments: the page's own discussions and inline discussions on its blocks"),
+    include_block_comments: z
+      .boolean()
+      .default(true)
+      .describe('with include_comments, also list inline discussions per block: one more request for each block with content of a changed page (set false for very large workspaces)'),
     max_depth: z.number().int().min(1).max(50).default(10).describe('how deep nested blocks (toggles, lists, columns) are read, e.g. 10'),
     ...commonSettings,
   })

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
 import { notionCall } from './client.ts';
 import { commentToDocument, dataSourceToDocument, isGone, isRow, laterIso, type NotionComment, type NotionDataSource, type NotionPage, pageToDocument, type Users } from './map.ts';
-import { type BlockNode, type NotionBlock, OWN_OBJECT_TYPES } from './render.ts';
+import { type BlockNode, type NotionBlock, OWN_OBJECT_TYPES, plain, renderBlock } from './render.ts';
 import type { NotionCredentials, NotionSettings } from './schemas.ts';
 
 type Ctx = SourceContext<NotionCredentials, NotionSettings>;
@@ -60,13 +60,61 @@ export async function readBlockTree(ctx: Ctx, blockId: string, depth: number): P
   return out;
 }
 
-/** A live page (with its blocks) and its comments as documents. */
+/**
+ * Block types that never hold a discussion of their own: layout containers, references to other objects (their
+ * comments belong to that object), and decorations without content.
+ */
+const NO_DISCUSSION_TYPES = new Set([
+  'child_page',
+  'child_database',
+  'link_to_page',
+  'column_list',
+  'column',
+  'table',
+  'synced_block',
+  'divider',
+  'breadcrumb',
+  'table_of_contents',
+  'template',
+  'unsupported',
+]);
+
+/** Whether a block can carry a discussion: content of its own (non-empty text, a table row, media, an embed, an equation). */
+export function canCarryComments(b: NotionBlock): boolean {
+  if (NO_DISCUSSION_TYPES.has(b.type)) return false;
+  const body = b[b.type] as { rich_text?: unknown } | undefined;
+  if (body && Array.isArray(body.rich_text)) return plain(body.rich_text).trim() !== '';
+  const own = renderBlock(b, 1);
+  return own !== null && own.trim() !== '';
+}
+
+/** The blocks of a tree (depth first, document order) that can carry comments. */
+export function commentableBlocks(nodes: readonly BlockNode[]): NotionBlock[] {
+  return nodes.flatMap((n) => [...(canCarryComments(n.block) ? [n.block] : []), ...commentableBlocks(n.children)]);
+}
+
+const listComments = (ctx: Ctx, blockId: string) =>
+  readAll<NotionComment>(ctx, (start_cursor) => notionCall(ctx, (c) => c.comments.list({ block_id: blockId, page_size: 100, ...(start_cursor ? { start_cursor } : {}) })));
+
+/**
+ * A live page (with its blocks) and its comments as documents. Notion lists comments per parent: the page's own
+ * discussions with `block_id=<page>`, each block's inline discussions with `block_id=<block>`. So include_comments
+ * costs 1 + (blocks that can carry comments) requests per page read (just 1 with include_block_comments off), each
+ * paginated; pages are read only when they changed (incremental) or in a full sync.
+ */
 async function pageDocuments(ctx: Ctx, page: NotionPage, users: Users): Promise<SourceDocument[]> {
   const blocks = await readBlockTree(ctx, page.id, ctx.settings.max_depth);
   const docs = [pageToDocument(page, blocks, users)];
   if (ctx.settings.include_comments) {
-    const comments = await readAll<NotionComment>(ctx, (start_cursor) => notionCall(ctx, (c) => c.comments.list({ block_id: page.id, page_size: 100, ...(start_cursor ? { start_cursor } : {}) })));
-    docs.push(...comments.map((cm) => commentToDocument(cm, page, users)));
+    const seen = new Set<string>();
+    const blockTargets = ctx.settings.include_block_comments ? commentableBlocks(blocks).map((b) => b.id) : [];
+    for (const target of [page.id, ...blockTargets]) {
+      for (const cm of await listComments(ctx, target)) {
+        if (seen.has(cm.id)) continue;
+        seen.add(cm.id);
+        docs.push(commentToDocument(cm, page, users));
+      }
+    }
   }
   return docs;
 }
