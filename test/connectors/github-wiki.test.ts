@@ -138,6 +138,18 @@ describe('github connector: wiki pages over git smart HTTP (real git http-backen
     web.has_wiki = true;
   });
 
+  it('a git 429 with Retry-After is waited out (rate_limited), then the wiki is read', async () => {
+    gh.wiki('acme/web', { 'Home.md': 'Private web wiki, revised.' }, { author: 'erin' });
+    gh.gitRateLimitNext(1, 1);
+    const started = Date.now();
+    const c = await sync(false);
+    assert.equal(c.status, 'idle');
+    assert.equal(c.sync_runs[0].status, 'completed');
+    assert.equal(c.sync_runs[0].rate_limited_waits, 1);
+    assert.ok(Date.now() - started >= 1000, 'Retry-After: 1 was honoured');
+    assert.equal((await wikiDocs(t, id)).get('wiki:acme/web:Home.md')?.author, 'erin');
+  });
+
   it('include_wiki: false reads no wiki', async () => {
     const created = await t.app.inject({
       method: 'POST',

@@ -56,6 +56,8 @@ export interface FakeGitHub {
   delayMs: number;
   /** Commits wiki page changes (content, or null to delete) to `<repo>.wiki.git`; returns the commit sha. */
   wiki(fullName: string, pages: Record<string, string | null>, opts?: { author?: string; date?: string }): string;
+  /** The next `count` git requests (wiki `info/refs`, `git-upload-pack`) answer 429 with `Retry-After: seconds`. */
+  gitRateLimitNext(count: number, retryAfterSeconds: number): void;
   /** The token the git endpoints accept (default: `token`), to simulate git rejecting the REST token. */
   gitToken: string;
   created: { repo: string; title: string; body?: string; number: number }[];
@@ -105,6 +107,8 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
   let base = '';
   const git = createGitRepos();
   let gitToken = token;
+  let gitLimited = 0;
+  let gitRetryAfter = 1;
 
   const repoJson = (r: FakeRepo) => ({
     id: Number.parseInt(sha(r.full_name).slice(0, 8), 16),
@@ -253,6 +257,12 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
       res.end(password === null ? '' : 'Invalid username or token. Password authentication is not supported for Git operations.\n');
       return true;
     }
+    if (gitLimited > 0) {
+      gitLimited--;
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(gitRetryAfter) });
+      res.end('Too Many Requests\n');
+      return true;
+    }
     const repo = repos.find((r) => r.full_name === fullName);
     const name = `${fullName}.wiki.git`;
     if (!repo || repo.has_wiki === false || !git.exists(name)) {
@@ -282,6 +292,10 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
       state.delayMs = v;
     },
     wiki: (fullName, pages, o) => git.commit(`${fullName}.wiki.git`, pages, o),
+    gitRateLimitNext(count, seconds) {
+      gitLimited = count;
+      gitRetryAfter = seconds;
+    },
     get gitToken() {
       return gitToken;
     },

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import git, { type HttpClient, type ReadCommitResult } from 'isomorphic-git';
 import nodeHttp from 'isomorphic-git/http/node';
-import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
+import { rateLimitFromResponse, VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
 import type { SourceContext } from '../contract.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
 
@@ -72,13 +72,21 @@ function httpClient(ctx: Ctx): HttpClient {
   return {
     async request(req) {
       await ctx.acquire();
-      return nodeHttp.request({ ...req, signal: ctx.signal });
+      const res = await nodeHttp.request({ ...req, signal: ctx.signal });
+      // isomorphic-git's HttpError drops the headers: a 429's Retry-After is read here.
+      const limited = rateLimitFromResponse(res.statusCode, (name) => {
+        const v = res.headers?.[name];
+        return Array.isArray(v) ? v[0] : v;
+      });
+      if (limited) throw limited;
+      return res;
     },
   };
 }
 
 /** isomorphic-git's HttpError → the engine's vendor errors; 404 → null (no wiki). */
 function mapGitError(err: unknown, repo: string): Error | null {
+  if (err instanceof VendorRateLimitedError) return err;
   const e = err as { code?: string; data?: { statusCode?: number; statusMessage?: string } };
   const status = e?.code === 'HttpError' ? e.data?.statusCode : undefined;
   if (status === 404) return null;
