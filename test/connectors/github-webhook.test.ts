@@ -32,7 +32,7 @@ describe('github webhooks', () => {
     const enabled = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/webhook`, headers: t.admin });
     assert.equal(enabled.statusCode, 201, enabled.body);
     secret = enabled.json().secret;
-    assert.deepEqual(enabled.json().events, ['push', 'issues', 'pull_request', 'discussion']);
+    assert.deepEqual(enabled.json().events, ['push', 'issues', 'pull_request', 'discussion', 'gollum']);
     deliveryPath = new URL(enabled.json().delivery_url).pathname;
   });
   after(async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
+import { sign } from '@octokit/webhooks-methods';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -23,6 +25,10 @@ async function wikiDocs(t: TestApp, connectorId: string): Promise<Map<string, Ro
   );
   return new Map(r.rows.map((x) => [x.external_id, x]));
 }
+
+// A real gollum payload GitHub sent, as published by @octokit/webhooks-examples.
+const gollumExample = (createRequire(import.meta.url)('@octokit/webhooks-examples') as { name: string; examples: Record<string, unknown>[] }[]).find((x) => x.name === 'gollum')
+  ?.examples[0];
 
 const iso = (v: string | Date | null) => (v === null ? null : new Date(v).toISOString());
 
@@ -148,6 +154,32 @@ describe('github connector: wiki pages over git smart HTTP (real git http-backen
     assert.equal(c.sync_runs[0].rate_limited_waits, 1);
     assert.ok(Date.now() - started >= 1000, 'Retry-After: 1 was honoured');
     assert.equal((await wikiDocs(t, id)).get('wiki:acme/web:Home.md')?.author, 'erin');
+  });
+
+  it('a signed gollum webhook reads the wiki and upserts the pages it names', async () => {
+    const enabled = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/webhook`, headers: t.admin });
+    assert.equal(enabled.statusCode, 201, enabled.body);
+    assert.ok(enabled.json().events.includes('gollum'));
+    gh.wiki('acme/api', { 'Home.md': 'Home, edited on the web.', 'FAQ.md': 'FAQ edited in the same push but not named by the event.' }, { author: 'frank' });
+    assert.ok(gollumExample);
+    const payload = structuredClone(gollumExample) as { pages: { page_name: string }[]; repository: Record<string, unknown> };
+    assert.equal(payload.pages[0]?.page_name, 'Home');
+    payload.repository = { ...payload.repository, full_name: 'acme/api', name: 'api', private: false, fork: false, html_url: `${gh.url}/acme/api` };
+    const body = JSON.stringify(payload);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: new URL(enabled.json().delivery_url).pathname,
+      headers: { 'content-type': 'application/json', 'x-github-event': 'gollum', 'x-github-delivery': 'g-1', 'x-hub-signature-256': await sign(enabled.json().secret, body) },
+      payload: body,
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.deepEqual({ status: res.json().status, upserted: res.json().upserted }, { status: 'applied', upserted: 1 });
+    const docs = await wikiDocs(t, id);
+    assert.equal(docs.get('wiki:acme/api:Home.md')?.content, 'Home, edited on the web.');
+    assert.equal(docs.get('wiki:acme/api:Home.md')?.author, 'frank');
+    assert.notEqual(docs.get('wiki:acme/api:FAQ.md')?.author, 'frank', 'only the pages the event names');
+    const c = await sync(false);
+    assert.deepEqual({ added: c.sync_runs[0].added, updated: c.sync_runs[0].updated }, { added: 0, updated: 1 }, 'the next sync brings the rest; Home is unchanged');
   });
 
   it('include_wiki: false reads no wiki', async () => {

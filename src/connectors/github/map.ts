@@ -140,6 +140,14 @@ export function wikiPageToDocument(
   };
 }
 
+/** The connector's repository filters (settings `sync_private_repos`, `sync_archived_repos`, `include_forks`, `repositories`). */
+export function repoWanted(
+  s: { sync_private_repos: boolean; sync_archived_repos: boolean; include_forks: boolean; repositories?: readonly string[] | undefined },
+  repo: { full_name: string; private: boolean; archived?: boolean; fork?: boolean },
+): boolean {
+  return (s.sync_private_repos || !repo.private) && (s.sync_archived_repos || !repo.archived) && (s.include_forks || !repo.fork) && (!s.repositories || s.repositories.includes(repo.full_name));
+}
+
 /** Keeps files whose extension is listed (case-insensitive) and whose size is within the limit. */
 export function wantedFile(path: string, size: number, extensions: readonly string[], maxBytes: number): boolean {
   if (size > maxBytes) return false;

@@ -11,6 +11,7 @@ import {
   issueToDocument,
   laterIso,
   repoToDocument,
+  repoWanted,
   wantedFile,
   wikiExternalId,
   wikiPageToDocument,
@@ -108,13 +109,7 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
   const s = ctx.settings;
   if (page.phase === 'repos') {
     const r = await call(() => gh.request('GET /user/repos', { per_page: 100, page: page.page, visibility: s.sync_private_repos ? 'all' : 'public', sort: 'full_name' }));
-    const repos = (r.data as unknown as GhRepo[]).filter(
-      (repo) =>
-        (s.sync_private_repos || !repo.private) &&
-        (s.sync_archived_repos || !repo.archived) &&
-        (s.include_forks || !repo.fork) &&
-        (!s.repositories || s.repositories.includes(repo.full_name)),
-    );
+    const repos = (r.data as unknown as GhRepo[]).filter((repo) => repoWanted(s, repo));
     const all = [
       ...page.repos,
       ...repos.map((x) => ({

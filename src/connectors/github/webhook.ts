@@ -1,8 +1,20 @@
 import { verify } from '@octokit/webhooks-methods';
 import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
-import { discussionToDocument, fileExternalId, fileToDocument, type GhDiscussion, type GhIssue, issueExternalId, issueToDocument, wantedFile } from './map.ts';
+import {
+  discussionToDocument,
+  fileExternalId,
+  fileToDocument,
+  type GhDiscussion,
+  type GhIssue,
+  issueExternalId,
+  issueToDocument,
+  repoWanted,
+  wantedFile,
+  wikiPageToDocument,
+} from './map.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
 import { githubClient, mapGitHubError } from './sync.ts';
+import { readWiki, wikiPageName } from './wiki.ts';
 
 type Ctx = SourceContext<GitHubCredentials, GitHubSettings>;
 
@@ -48,9 +60,35 @@ async function pushChanges(ctx: Ctx, p: PushPayload): Promise<{ documents: Sourc
   return { documents, deleted: [...removed].map((path) => fileExternalId(repo, path)) };
 }
 
+interface GollumPayload {
+  pages?: { page_name: string; action: string }[];
+  repository: { full_name: string; private: boolean; html_url?: string; fork?: boolean; archived?: boolean };
+}
+
+/**
+ * `gollum` (wiki pages created or edited): the payload has no content, so the wiki is read over git and the
+ * pages it names are upserted. Deleted or renamed-away pages go with the next sync (no event for them).
+ */
+async function gollumChanges(ctx: Ctx, p: GollumPayload): Promise<{ documents: SourceDocument[]; deleted: string[] }> {
+  const repo = p.repository;
+  if (!ctx.settings.include_wiki || !repo.html_url || !repoWanted(ctx.settings, repo)) return { documents: [], deleted: [] };
+  const names = new Set((p.pages ?? []).map((x) => x.page_name));
+  if (names.size === 0) return { documents: [], deleted: [] };
+  const read = await readWiki(ctx, repo.full_name, repo.html_url, null, ctx.settings.max_file_size_mb * 1024 * 1024);
+  if (read.status !== 'read') return { documents: [], deleted: [] };
+  const documents: SourceDocument[] = [];
+  for (const page of read.pages) {
+    const name = wikiPageName(page.path) ?? page.path;
+    if (names.has(name.replace(/ /g, '-')) || names.has(name)) documents.push(wikiPageToDocument(repo.full_name, repo.html_url, { ...page, name }, repo.private));
+  }
+  return { documents, deleted: [] };
+}
+
 /** GitHub webhooks: `X-Hub-Signature-256` = HMAC-SHA256 of the raw body with the secret we handed out. */
 export const githubWebhook: WebhookCapability<GitHubCredentials, GitHubSettings> = {
-  events: ['push', 'issues', 'pull_request', 'discussion'],
+  events: ['push', 'issues', 'pull_request', 'discussion', 'gollum'],
+  // GitHub gives up on a delivery after 10 s; a wiki read may take longer, so answer by 8 s and finish in the background.
+  ackWithinMs: 8000,
   async verify({ headers, rawBody, secret }) {
     const signature = headers['x-hub-signature-256'];
     if (!signature) return { ok: false, reason: 'missing X-Hub-Signature-256 header' };
@@ -86,6 +124,7 @@ export const githubWebhook: WebhookCapability<GitHubCredentials, GitHubSettings>
       return { documents: [discussionToDocument(repo.full_name, node, repo.private)], deleted: [], event: `${event}.${action}` };
     }
     if (event === 'push') return { ...(await pushChanges(ctx, p as unknown as PushPayload)), event };
+    if (event === 'gollum') return { ...(await gollumChanges(ctx, p as unknown as GollumPayload)), event };
     return { documents: [], deleted: [], event };
   },
 };
