@@ -15,6 +15,7 @@ export const webhookDeliveryPath = (connectorId: string) => `/v1/connectors/${co
 /**
  * Enables real-time sync: (re)generates the webhook secret, stores it sealed, and returns it with the
  * delivery URL to paste into the vendor's webhook settings. The secret is shown only in this answer.
+ * A vendor-issued secret (Slack's signing secret, in the credentials) is required instead and never returned.
  */
 export async function enableWebhook(deps: ConnectorDeps, principal: Principal, connectorId: string) {
   const c = await getConnector(deps.db, principal.tenantId, connectorId);
