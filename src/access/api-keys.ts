@@ -51,6 +51,17 @@ export async function tenantExists(db: Queryable, tenantId: string): Promise<boo
   return r.rows.length > 0;
 }
 
+/**
+ * Verified keys are remembered this long per database (keyed by hash, valid keys only), so a hot endpoint
+ * does not read api_keys on every request. A revoke through `revokeApiKey` in this process takes effect at
+ * once; a revoke by another process (another API replica, the CLI) within this many milliseconds.
+ */
+export const KEY_CACHE_TTL_MS = 2_000;
+const KEY_CACHE_MAX = 1_000;
+const verified = new WeakMap<Queryable, Map<string, { principal: Principal; expires: number; epoch: number }>>();
+/** Bumped by every revoke or bootstrap-key change in this process: all remembered verifications lapse. */
+let epoch = 0;
+
 /** Creates a key and returns its record with the plaintext, which is never stored and shown only here. */
 export async function createApiKey(
   db: Queryable,
@@ -81,6 +92,7 @@ export async function revokeApiKey(db: Queryable, tenantId: string, id: string):
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant_id = $1 AND id = $2 RETURNING *`,
     [tenantId, id],
   );
+  epoch++;
   return r.rows[0] ? toRecord(r.rows[0]) : null;
 }
 
@@ -88,19 +100,34 @@ export async function revokeApiKey(db: Queryable, tenantId: string, id: string):
 export async function authenticateKey(db: Queryable, presented: string): Promise<Principal | null> {
   if (presented.length < 16 || presented.length > 256) return null;
   const hash = hashKey(presented);
+  const cache = verified.get(db);
+  const hit = cache?.get(hash);
+  const nowMs = performance.now();
+  // Captured before the read: a revoke that lands while it runs must not leave this answer cached.
+  const seen = epoch;
+  if (hit && hit.expires > nowMs && hit.epoch === seen) return { ...hit.principal, permissions: new Set(hit.principal.permissions) };
   const r = await db.query<{ id: string; tenant_id: string; name: string; permissions: Permission[]; key_hash: string }>(
     'SELECT id, tenant_id, name, permissions, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
     [hash],
   );
   const row = r.rows[0];
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return null;
-  return {
+  const principal: Principal = {
     kind: 'api_key',
     id: row.id,
     tenantId: row.tenant_id,
     userId: row.name,
     permissions: new Set(row.permissions),
   };
+  const map = cache ?? new Map<string, { principal: Principal; expires: number; epoch: number }>();
+  if (!cache) verified.set(db, map);
+  map.delete(hash);
+  map.set(hash, { principal, expires: nowMs + KEY_CACHE_TTL_MS, epoch: seen });
+  if (map.size > KEY_CACHE_MAX) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
+  return { ...principal, permissions: new Set(principal.permissions) };
 }
 
 /** Makes ATRIUM_ADMIN_API_KEY a stored key of the default tenant with every permission (hash only). */
@@ -112,4 +139,5 @@ export async function upsertBootstrapKey(db: Queryable, plaintext: string): Prom
        permissions = EXCLUDED.permissions, revoked_at = NULL`,
     [hashKey(plaintext), plaintext.slice(0, 10), [...PERMISSIONS]],
   );
+  epoch++;
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/executor.ts';
 import { newId } from '../platform/ids.ts';
+import { deferInsert, drainDeferred } from '../platform/write-behind.ts';
 
 export interface AuditInput {
   readonly tenantId: string;
@@ -37,6 +38,31 @@ export async function recordAudit(db: Queryable, e: AuditInput): Promise<string>
   return id;
 }
 
+const AUDIT_COLUMNS = ['id', 'tenant_id', 'action', 'actor_id', 'user_id', 'occurred_at', 'details'] as const;
+
+/**
+ * Appends an event without waiting for the write, for hot paths (one event per federated query): it is
+ * queued at once and written in a batch with other deferred rows; `queryAudit` and `flushAudit` wait for it.
+ */
+export function recordAuditDeferred(db: Queryable, e: AuditInput, onError?: (err: unknown, lost: number) => void): string {
+  const id = newId('evt');
+  deferInsert(
+    db,
+    {
+      table: 'audit_events',
+      columns: AUDIT_COLUMNS,
+      values: [id, e.tenantId, e.action, e.actorId ?? null, e.userId ?? null, (e.at ?? new Date()).toISOString(), JSON.stringify(e.details ?? {})],
+    },
+    onError,
+  );
+  return id;
+}
+
+/** Waits until every deferred write of this database (audit events among them) is done. */
+export async function flushAudit(db: Queryable): Promise<void> {
+  await drainDeferred(db);
+}
+
 export interface AuditQuery {
   readonly tenantId: string;
   /** Exact action, or a prefix ending in `*` (`auth.sso*`, `apikey*`). */
@@ -54,6 +80,7 @@ function escapeLike(s: string): string {
 
 /** Newest first, paged by `seq`. */
 export async function queryAudit(db: Queryable, q: AuditQuery): Promise<{ events: AuditEvent[]; next_cursor: string | null }> {
+  await flushAudit(db);
   const where = ['tenant_id = $1'];
   const params: unknown[] = [q.tenantId];
   if (q.action) {

@@ -1,1 +1,1 @@
-export { type AuditEvent, type AuditInput, type AuditQuery, queryAudit, recordAudit } from './audit.ts';
+export { type AuditEvent, type AuditInput, type AuditQuery, flushAudit, queryAudit, recordAudit, recordAuditDeferred } from './audit.ts';

@@ -45,7 +45,12 @@ export async function listNodesWithKeys(db: Queryable, secrets: SecretBox, tenan
   const r = await db.query<Record<string, unknown>>('SELECT id, name, url, created_at, api_key_enc FROM federation_nodes WHERE tenant_id = $1 ORDER BY name', [
     tenantId,
   ]);
-  return r.rows.map((row) => ({ ...toNode(row), apiKey: secrets.open(String(row.api_key_enc)) }));
+  return r.rows.map((row) => nodeWithKey(row, secrets));
+}
+
+/** A federation_nodes row (id, name, url, created_at, api_key_enc) with its key opened. */
+export function nodeWithKey(row: Record<string, unknown>, secrets: SecretBox): RemoteNodeWithKey {
+  return { ...toNode(row), apiKey: secrets.open(String(row.api_key_enc)) };
 }
 
 export async function deleteNode(db: Queryable, tenantId: string, idOrName: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Principal } from '../access/index.ts';
-import { recordAudit } from '../audit/index.ts';
+import { type AuditInput, recordAuditDeferred } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
 import { planDamping } from './damping.ts';
@@ -8,13 +8,14 @@ import { computeUserEntropy, DEFAULT_ENTROPY_OPTIONS, type UserEntropy } from '.
 import { INTENT_DIMENSIONS, inferIntent, resolveIntent } from './intent.ts';
 import type { FederatedItem } from './item.ts';
 import { retrieveLocal } from './local.ts';
-import { listNodesWithKeys, type RemoteNodeWithKey } from './nodes.ts';
+import { nodeWithKey, type RemoteNodeWithKey } from './nodes.ts';
 import { rankLocal } from './rank.ts';
 import { queryRemoteNode } from './remote.ts';
 import { type FederatedQuery, federatedRequestSchema, normalizeRequest, queryHash } from './request.ts';
 import type { FederatedResponse } from './schema.ts';
 import { type FanOut, type FederationDeps, UNHEALTHY_COOLDOWN_MS } from './service.ts';
-import { cacheGeneration, listLocalSources, loadActivity, recordActivity, tombstonesFor } from './store.ts';
+import { loadActivity, loadQueryContext, type QueryContextRows, recordActivity, tombstonesFor } from './store.ts';
+import type { ActivityHandle } from './activity.ts';
 import { compareItems, surfaceItems } from './surface.ts';
 import { contentTerms } from './terms.ts';
 import { tombstoneMatcher } from './tombstone.ts';
@@ -53,20 +54,44 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
   const q = normalizeRequest(parsed.data);
   const hash = queryHash(q);
   const now = deps.clock.now();
+  const hop = opts.hop === true;
+  const terms = contentTerms(q.query);
+  // The user's activity comes from memory (see activity.ts), read from the table only when cold or stale;
+  // then one round trip for the tenant's sources, nodes, cache generation and tombstone count.
+  const activity = hop ? null : await userActivity(deps, principal.tenantId, q.user_id, now);
+  try {
+    const context = await loadQueryContext(deps.db, principal.tenantId, !hop);
+    const { response, audit } = await answer(deps, principal, q, opts, { started, hash, now, terms, context, history: activity?.events ?? [] });
+    // Both written behind the response, in one batch (GET /v1/audit waits for pending events).
+    activity?.done({ at: now, queryHash: hash, terms });
+    recordAuditDeferred(deps.db, audit, (err, lost) => deps.log.error({ err, lost }, 'federation activity or audit rows could not be written'));
+    return response;
+  } catch (err) {
+    activity?.done(null);
+    throw err;
+  }
+}
+
+interface Prepared {
+  readonly started: number;
+  readonly hash: string;
+  readonly now: Date;
+  readonly terms: string[];
+  readonly context: QueryContextRows;
+  readonly history: readonly { at: Date; terms: readonly string[] }[];
+}
+
+async function answer(deps: FederationDeps, principal: Principal, q: FederatedQuery, opts: RunOptions, p: Prepared): Promise<{ response: FederatedResponse; audit: AuditInput }> {
+  const { started, hash, now, terms, history } = p;
   const tenantId = principal.tenantId;
   const settings = deps.config.federation;
   const hop = opts.hop === true;
-
   const inferred = inferIntent(q.query);
   const intent = resolveIntent(q.intent_signal, inferred);
-  const terms = contentTerms(q.query);
-  const history = hop
-    ? []
-    : await loadActivity(deps.db, tenantId, q.user_id, new Date(now.getTime() - DEFAULT_ENTROPY_OPTIONS.windowMinutes * 60_000), DEFAULT_ENTROPY_OPTIONS.maxEvents);
   const entropy = hop ? ZERO_ENTROPY : computeUserEntropy([...history, { at: now, terms }], now);
   const plan = planDamping(entropy.entropy, q.max_results, settings.dampingThreshold);
 
-  const selection = await selectNodes(deps, tenantId, q, hop);
+  const selection = selectNodes(deps, p.context, q, hop);
   const failed: { node: string; reason: string }[] = [];
   const service = deps.federation;
   const nowMs = now.getTime();
@@ -84,7 +109,7 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
   let fan: FanOut | undefined;
   let cacheKey: string | null = null;
   if (service && settings.cacheTtlMs > 0 && !opts.force) {
-    const generation = await cacheGeneration(deps.db, tenantId);
+    const generation = p.context.generation;
     const nodes = [...selection.localIds, ...remotes.map((r) => `${r.node.node_id}:${r.sub?.join('+') ?? '*'}`)].join(',');
     cacheKey = [tenantId, hash, generation, plan.per_node_budget, hop ? 'hop' : 'origin', nodes].join('|');
     fan = service.cache.get(cacheKey, nowMs);
@@ -103,7 +128,7 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
   // Tombstones are read on every query (not cached) so a forget request takes effect at once.
   const docIds = [...new Set(fan.local.map((c) => c.passage.document_id))];
   const sources = [...new Set(fan.local.map((c) => c.passage.source_node))];
-  const tombstoneOf = tombstoneMatcher(await tombstonesFor(deps.db, tenantId, docIds, sources));
+  const tombstoneOf = tombstoneMatcher(p.context.activeTombstones > 0 ? await tombstonesFor(deps.db, tenantId, docIds, sources) : []);
   const contextTerms = new Set(history.flatMap((h) => h.terms));
   const local = capPerNode(
     rankLocal(fan.local, { now, intent, lambda: settings.decayLambda, userId: q.user_id, contextTerms, tombstoneOf, includeReasoning: q.include_reasoning }),
@@ -111,8 +136,7 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
   );
   const items = surfaceItems([...local, ...fan.remote], entropy.level, plan).map((i) => (q.include_reasoning ? i : withoutReasoning(i)));
 
-  if (!hop) await recordActivity(deps.db, { tenantId, userId: q.user_id, at: now, queryHash: hash, terms });
-  await recordAudit(deps.db, {
+  const audit: AuditInput = {
     tenantId,
     action: Ops.federationQuery,
     actorId: principal.id,
@@ -128,9 +152,9 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
       cache: cacheState,
       ...(hop ? { hop: true } : {}),
     },
-  });
+  };
 
-  return {
+  const response: FederatedResponse = {
     query_hash: hash,
     items,
     nodes_consulted: [...fan.consulted],
@@ -153,12 +177,26 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
         }
       : {}),
   };
+  return { response, audit };
 }
 
-async function selectNodes(deps: FederationDeps, tenantId: string, q: FederatedQuery, hop: boolean): Promise<Selection> {
-  const localSources = await listLocalSources(deps.db, tenantId);
-  const remoteNodes = hop ? [] : await listNodesWithKeys(deps.db, deps.secrets, tenantId);
-  const localIds = localSources.map((s) => s.id);
+/** The user's recent activity: from the service's in-memory log, or straight from the table without one. */
+async function userActivity(deps: FederationDeps, tenantId: string, userId: string, now: Date): Promise<ActivityHandle> {
+  const since = new Date(now.getTime() - DEFAULT_ENTROPY_OPTIONS.windowMinutes * 60_000);
+  const log = deps.federation?.activity;
+  if (log) return log.history(deps.db, tenantId, userId, since, DEFAULT_ENTROPY_OPTIONS.maxEvents);
+  const events = await loadActivity(deps.db, tenantId, userId, since, DEFAULT_ENTROPY_OPTIONS.maxEvents);
+  return {
+    events,
+    done(event) {
+      if (event) void recordActivity(deps.db, { tenantId, userId, ...event }).catch((err: unknown) => deps.log.error({ err }, 'federation activity could not be written'));
+    },
+  };
+}
+
+function selectNodes(deps: FederationDeps, context: QueryContextRows, q: FederatedQuery, hop: boolean): Selection {
+  const remoteNodes = hop ? [] : context.nodes.map((row) => nodeWithKey(row, deps.secrets));
+  const localIds = context.localSourceIds;
   if (!q.node_ids) return { local: null, searchLocal: true, localIds, remotes: remoteNodes.map((node) => ({ node, sub: null })) };
   const localSet = new Set(localIds);
   const byName = new Map(remoteNodes.map((n) => [n.name, n]));

@@ -72,7 +72,7 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
     const timestamp = p.updated_at ?? p.created_at ?? p.ingested_at;
     const days = ageDays(timestamp, ctx.now);
     const critical = detectCritical(p, ctx.intent.urgency);
-    const features = itemFeatures({ ...p, days, is_critical: critical.is_critical }, ctx.userId, ctx.contextTerms, contentTerms(`${p.title} ${p.content}`));
+    const features = itemFeatures({ ...p, days, is_critical: critical.is_critical }, ctx.userId, ctx.contextTerms, passageTerms(p));
     const fit = intentFit(ctx.intent, features);
     const temporal = temporalWeight(days, ctx.lambda, ctx.intent.urgency);
     const crit = criticalTerm(critical.is_critical, ctx.intent.urgency);
@@ -124,6 +124,17 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
     };
     return item;
   });
+}
+
+/** Content terms of a passage, memoized per passage object: cached fan-outs are re-ranked on every hit. */
+const termsOf = new WeakMap<PassageFields, string[]>();
+function passageTerms(p: PassageFields): string[] {
+  let t = termsOf.get(p);
+  if (!t) {
+    t = contentTerms(`${p.title} ${p.content}`);
+    termsOf.set(p, t);
+  }
+  return t;
 }
 
 function round(x: number): number {

@@ -4,6 +4,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { Logger } from '../platform/log.ts';
 import type { SecretBox } from '../platform/secrets.ts';
+import { type ActivityLog, createActivityLog } from './activity.ts';
 import { createTtlCache, type TtlCache } from './cache.ts';
 import type { FederatedItem } from './item.ts';
 import type { LocalCandidate } from './rank.ts';
@@ -26,12 +27,16 @@ export interface FederationService {
   /** Remote node id → epoch ms until which normal queries skip it. */
   readonly unhealthyUntil: Map<string, number>;
   readonly translator?: Translator;
+  /** Users' recent queries (behind user entropy), in memory and written behind the response. */
+  readonly activity: ActivityLog;
   /** Outbound HTTP for remote nodes (tests may pass their own). */
   readonly fetch?: typeof fetch;
 }
 
-export function createFederationService(config: Config, opts: { translator?: Translator; fetch?: typeof fetch } = {}): FederationService {
-  return { cache: createTtlCache<FanOut>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), ...opts };
+export function createFederationService(config: Config, opts: { translator?: Translator; fetch?: typeof fetch; log?: Logger } = {}): FederationService {
+  const { log, ...rest } = opts;
+  const activity = createActivityLog({ onError: (err, lost) => log?.error({ err, lost }, 'federation activity could not be written') });
+  return { cache: createTtlCache<FanOut>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), activity, ...rest };
 }
 
 /** What the federated query needs; `AppDeps` satisfies it. */

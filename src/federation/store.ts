@@ -142,3 +142,32 @@ export async function sourceModels(db: Queryable, tenantId: string): Promise<Map
   }
   return out;
 }
+
+/** What every federated query reads before fanning out, in one round trip. */
+export interface QueryContextRows {
+  readonly generation: string;
+  readonly activeTombstones: number;
+  readonly localSourceIds: string[];
+  /** federation_nodes rows (id, name, url, created_at, api_key_enc); empty when not asked for. */
+  readonly nodes: Record<string, unknown>[];
+}
+
+export async function loadQueryContext(db: Queryable, tenantId: string, withNodes: boolean): Promise<QueryContextRows> {
+  const r = await db.query<{ generation: string | number | null; tombstones: number; sources: unknown; nodes: unknown }>(
+    `SELECT
+       (SELECT generation FROM federation_generations WHERE tenant_id = $1) AS generation,
+       (SELECT count(*)::int FROM federation_tombstones WHERE tenant_id = $1 AND lifted_at IS NULL) AS tombstones,
+       (SELECT coalesce(json_agg(id ORDER BY created_at, id), '[]'::json) FROM connectors WHERE tenant_id = $1) AS sources,
+       CASE WHEN $2::boolean THEN (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'url', url, 'created_at', created_at, 'api_key_enc', api_key_enc) ORDER BY name), '[]'::json)
+         FROM federation_nodes WHERE tenant_id = $1) ELSE '[]'::json END AS nodes`,
+    [tenantId, withNodes],
+  );
+  const row = r.rows[0];
+  const json = (v: unknown): unknown[] => (typeof v === 'string' ? (JSON.parse(v) as unknown[]) : Array.isArray(v) ? v : []);
+  return {
+    generation: String(row?.generation ?? 0),
+    activeTombstones: Number(row?.tombstones ?? 0),
+    localSourceIds: json(row?.sources).map(String),
+    nodes: json(row?.nodes) as Record<string, unknown>[],
+  };
+}

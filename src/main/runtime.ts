@@ -46,7 +46,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       embeddings,
       connectorDocuments: documentStoreFor(() => deps),
       translations: createTranslationRegistry({ db, embeddings: () => deps.embeddings }),
-      federation: createFederationService(config),
+      federation: createFederationService(config, { log: log.child({ component: 'federation' }) }),
     };
     const metrics = createMetrics({ defaultMetrics: true });
     const app = await buildApp(deps, { metrics, systemOnly: config.role === 'worker' });

@@ -49,6 +49,7 @@ describe('federation across Atrium instances', () => {
     assert.equal(remote.metadata.remote_node, 'paris');
     assert.ok(body.items.some((i: { source_node: string }) => i.source_node === 'github-a'));
     // B answered as a hop: its audit shows it, and it recorded no activity for the user.
+    await b.deps.federation?.activity.flush(b.db);
     const bActivity = await b.db.query('SELECT count(*)::int AS n FROM federation_activity');
     assert.equal(bActivity.rows[0]?.n, 0);
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/index.ts';
+import { flushAudit, recordAudit } from '../../audit/index.ts';
 import {
   deleteNode,
   federatedRequestSchema,
@@ -66,6 +66,12 @@ const nodeBody = z
 const remoteNode = z.object({ node_id: z.string(), name: z.string(), url: z.string(), created_at: isoTimestamp });
 
 export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
+  // The federated query writes its activity rows and audit events behind the response: flush them before the store closes.
+  app.addHook('onClose', async () => {
+    await deps.federation?.activity.flush(deps.db);
+    await flushAudit(deps.db);
+  });
+
   for (const force of [false, true]) {
     app.post(
       force ? '/v1/federate/force' : '/v1/federate',
