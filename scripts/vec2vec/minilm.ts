@@ -9,7 +9,7 @@ export const MINILM_MODEL_ID = 'sentence-transformers/all-MiniLM-L6-v2';
 export const MINILM_TEXT_CHARS = 1200;
 
 /** The 778 real all-MiniLM-L6-v2 vectors (384-d) and their texts shipped by @sap-ux/fiori-docs-embeddings (Apache-2.0). */
-export async function loadMiniLm(): Promise<{ texts: string[]; vectors: Float32Array[] }> {
+export async function loadMiniLm(): Promise<{ texts: string[]; vectors: Float32Array[]; records: string[] }> {
   const require = createRequire(import.meta.url);
   const dir = path.join(path.dirname(require.resolve('@sap-ux/fiori-docs-embeddings/package.json')), 'data/embeddings');
   const meta = JSON.parse(await fs.readFile(path.join(dir, 'metadata.json'), 'utf8')) as { dimensions: number; totalVectors: number; model: string };
@@ -22,5 +22,5 @@ export async function loadMiniLm(): Promise<{ texts: string[]; vectors: Float32A
     for (let d = 0; d < meta.dimensions; d++) v[d] = bin.readFloatLE((i * meta.dimensions + d) * 4);
     return v;
   });
-  return { texts: records.map((r) => normalizeText(r.content).slice(0, MINILM_TEXT_CHARS)), vectors };
+  return { texts: records.map((r) => normalizeText(r.content).slice(0, MINILM_TEXT_CHARS)), vectors, records: records.map((r) => r.content) };
 }
