@@ -40,15 +40,15 @@ const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 export const quoteLexeme = (t: string) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
 interface TermStats {
-  readonly terms: readonly { term: string; df: number }[];
+  readonly terms: readonly { term: string; df: number; floor: number }[];
   readonly chunkCount: number;
   readonly avgLength: number;
 }
 
 /** The query's lexemes that occur in the tenant's corpus, with their document frequencies. */
 async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: string, query: string): Promise<TermStats> {
-  const r = await deps.db.query<{ term: string; df: number; chunk_count: number; total_length: number }>(
-    `SELECT s.term, s.df, cs.chunk_count, cs.total_length
+  const r = await deps.db.query<{ term: string; df: number; floor: number; chunk_count: number; total_length: number }>(
+    `SELECT s.term, s.df, s.top_floor AS floor, cs.chunk_count, cs.total_length
      FROM chunk_term_stats s JOIN chunk_corpus_stats cs ON cs.tenant_id = s.tenant_id
      WHERE s.tenant_id = $1 AND s.df > 0 AND s.term = ANY(tsvector_to_array(to_tsvector($2::regconfig, $3)))
      ORDER BY s.term`,
@@ -57,7 +57,7 @@ async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: s
   const first = r.rows[0];
   const chunkCount = Number(first?.chunk_count ?? 0);
   return {
-    terms: r.rows.map((row) => ({ term: row.term, df: Number(row.df) })),
+    terms: r.rows.map((row) => ({ term: row.term, df: Number(row.df), floor: Number(row.floor) })),
     chunkCount,
     avgLength: Math.max(1, Number(first?.total_length ?? 0) / Math.max(1, chunkCount)),
   };
@@ -69,14 +69,70 @@ async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: s
  */
 function bm25Sql(stats: TermStats, p: Params): string {
   const { k1, b } = BM25;
-  // idf·(k1+1)·tf/(tf+K) written as idf·(k1+1)·(1 − K/(tf+K)) so each lookup happens once per term.
-  const norm = `${k1} * (${1 - b} + ${b / stats.avgLength} * c.length)`;
+  // idf·(k1+1)·tf/(tf+K) written as idf·(k1+1)·(1 − K/(tf+K)) so each lookup happens once per term;
+  // float8 throughout (an unmarked literal such as 1.2 would make the whole sum numeric: ~2× slower).
+  const norm = `(${k1 * (1 - b)}::float8 + ${(k1 * b) / stats.avgLength}::float8 * c.length)`;
   const parts = stats.terms.map(({ term, df }) => {
     const tf = `c.tfs[array_position(c.terms, ${p.add(term)}::text)]`;
     const w = bm25Idf(stats.chunkCount, df) * (k1 + 1);
-    return `coalesce(${w} * (1 - (${norm}) / (${tf} + ${norm})), 0)`;
+    return `coalesce(${w}::float8 * (1::float8 - ${norm} / (${tf} + ${norm})), 0::float8)`;
   });
-  return `(${parts.join(' + ')})::float8`;
+  return `(${parts.join(' + ')})`;
+}
+
+/** Chunks rescored exactly per lexical top-k slot (unfiltered; filtered queries rescore 4× more). */
+export const RESCORE_FACTOR = 2;
+
+/**
+ * Lexical top-k from the impact lists (migration 014) instead of scoring every matching chunk:
+ * 1. `lcand`: every listed posting of the query terms, summed per chunk as idf · stored impact
+ *    (a partial score: the BM25 of the chunk's listed terms with the avgdl of when they were
+ *    written); the best `RESCORE_FACTOR × k` chunks go on.
+ * 2. `lfast`: those chunks, filtered, scored exactly (the same BM25 expression as the exhaustive
+ *    path, current statistics), best k.
+ * 3. `lex_bound`: no chunk outside `lcand` can score above (the last partial score taken, or 0 if
+ *    all were taken) + Σ idf · floor. If the k-th exact score reaches it, `lfast` IS the exact top-k.
+ * 4. `lex`: `lfast`, or the exhaustive path when fewer than k survived or, with filters, when the
+ *    bound does not prove `lfast` exact (so filtered results stay exact). Unfiltered queries whose
+ *    bound fails keep `lfast` (approximate in its last places; docs/retrieval.md measures how often).
+ * Exactness ignores the drift of avgdl since the stored impacts were written.
+ */
+function impactCtes(
+  stats: TermStats,
+  p: Params,
+  o: { tenant: string; k: number; bm25: string; docJoin: string; conJoin: string; filterSql: string; filtered: boolean; exhaustive: string },
+): string[] {
+  const m = Math.min(20_000, o.k * RESCORE_FACTOR * (o.filtered ? 4 : 1));
+  const idfs = stats.terms.map((t) => bm25Idf(stats.chunkCount, t.df));
+  const floorSum = stats.terms.reduce((s, t, i) => s + (idfs[i] ?? 0) * t.floor, 0);
+  const terms = p.add(stats.terms.map((t) => t.term));
+  const weights = p.add(idfs);
+  const need = o.filtered
+    ? `(SELECT count(*) FROM lfast) < ${o.k} OR (SELECT min(score) FROM lfast) < (SELECT bound FROM lex_bound)`
+    : `(SELECT count(*) FROM lfast) < ${o.k}`;
+  return [
+    `lcand AS (
+      SELECT u.x AS seq, sum(q.w * u.i) AS partial
+      FROM unnest(${terms}::text[], ${weights}::float8[]) AS q(term, w)
+      JOIN chunk_term_stats s ON s.tenant_id = ${o.tenant} AND s.term = q.term
+      CROSS JOIN LATERAL unnest(s.top_seqs, s.top_impacts) AS u(x, i)
+      GROUP BY u.x ORDER BY partial DESC LIMIT ${m}
+    )`,
+    `lfast AS (
+      SELECT c.id, ${o.bm25} AS score FROM lcand JOIN chunks c ON c.seq = lcand.seq${o.docJoin}${o.conJoin}
+      WHERE c.tenant_id = ${o.tenant}${o.filterSql}
+      ORDER BY score DESC LIMIT ${o.k}
+    )`,
+    `lex_bound AS (
+      SELECT (CASE WHEN (SELECT count(*) FROM lcand) >= ${m} THEN (SELECT min(partial) FROM lcand) ELSE 0 END + ${floorSum})::float8 * (1 + 1e-6) AS bound
+    )`,
+    `lex_need AS (SELECT (${need}) AS need)`,
+    `lex AS (
+      SELECT id, score FROM lfast WHERE NOT (SELECT need FROM lex_need)
+      UNION ALL
+      SELECT e.id, e.score FROM (${o.exhaustive}) e WHERE (SELECT need FROM lex_need)
+    )`,
+  ];
 }
 
 /**
@@ -95,6 +151,8 @@ export interface RetrievedCandidates {
   readonly rows: readonly Record<string, unknown>[];
   readonly candidates: readonly Candidate[];
   readonly lists: number;
+  /** False when the lexical top-k came from the impact lists without a proof that it is exact. */
+  readonly lexicalExact?: boolean;
 }
 
 const EMPTY: RetrievedCandidates = { rows: [], candidates: [], lists: 0 };
@@ -131,19 +189,22 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   const ctes: string[] = [];
   let bm25 = '0::float8';
   let lexical = false;
+  let impact = false;
   if (useLex) {
     const stats = await queryTermStats(deps, req.tenantId, settings.ftsLanguage, query);
     if (stats.terms.length > 0) {
       lexical = true;
       bm25 = bm25Sql(stats, p);
       const tsq = p.add(stats.terms.map((t) => quoteLexeme(t.term)).join(' | '));
-      ctes.push(
-        `lex AS (
-          SELECT c.id, ${bm25} AS score FROM chunks c${docJoin}${conJoin}
+      const exhaustive = `SELECT c.id, ${bm25} AS score FROM chunks c${docJoin}${conJoin}
           WHERE c.tenant_id = ${tenant} AND c.fts @@ ${tsq}::tsquery${filters.sql}
-          ORDER BY score DESC LIMIT ${k}
-        )`,
-      );
+          ORDER BY score DESC LIMIT ${k}`;
+      if (req.lexicalPath === 'exhaustive') {
+        ctes.push(`lex AS (${exhaustive})`);
+      } else {
+        impact = true;
+        ctes.push(...impactCtes(stats, p, { tenant, k, bm25, docJoin, conJoin, filterSql: filters.sql, filtered: filters.needsDoc, exhaustive }));
+      }
     }
   }
   let simExpr = 'NULL::float8';
@@ -180,7 +241,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   const sql = `WITH ${ctes.join(',\n')}, ids AS (${sources})
     SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
            ${vecText} AS vec, ${lexical ? `coalesce(lex.score, ${bm25})` : '0::float8'} AS lexical, ${simExpr} AS semantic,
-           ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
+           ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${impact ? `(SELECT need FROM lex_need) OR (SELECT count(*) FROM lfast) >= ${k} AND (SELECT min(score) FROM lfast) >= (SELECT bound FROM lex_bound)` : 'true'} AS lex_exact, ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
            d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.ingested_at, d.metadata, d.acl,
            k.connector_type
     FROM ids JOIN chunks c ON c.id = ids.id${lexical ? ' LEFT JOIN lex ON lex.id = c.id' : ''}
@@ -204,7 +265,8 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     const id = String(r.chunk_id);
     return { id, lexical: num(r.lexical), semantic: num(r.semantic), lexRank: lexRanks.get(id) ?? null, vecRank: vecRanks.get(id) ?? null };
   });
-  return { rows, candidates, lists: (lexical ? 1 : 0) + (useVec ? 1 : 0) };
+  const lexicalExact = rows.length === 0 || rows[0]?.lex_exact !== false;
+  return { rows, candidates, lists: (lexical ? 1 : 0) + (useVec ? 1 : 0), lexicalExact };
 }
 
 /** Orders candidates by the fused score (RRF or the convex combination) and shapes passages. */

@@ -98,7 +98,7 @@ export async function storeDocuments(
          ) t`,
         [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.title, settings.ftsLanguage],
       );
-      await addTermStats(tx, tenantId, reindexed);
+      await addTermStats(tx, tenantId, reindexed, deps.impactListSize);
     }
     const added = written.filter((w) => !old.has(w.external_id)).length;
     return {

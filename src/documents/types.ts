@@ -74,6 +74,8 @@ export interface DocumentsDeps {
   readonly documentIndex?: Partial<IndexSettings>;
   /** Vectors of one model before its HNSW index is built (default HNSW_MIN_VECTORS); 0 = always. */
   readonly hnswMinVectors?: number;
+  /** Postings kept per term in the impact lists (default TOP_LIST_SIZE; tests use small lists). */
+  readonly impactListSize?: number;
   /** `AppDeps.config` carries the configured index settings (ATRIUM_FTS_LANGUAGE, ATRIUM_CHUNK_*). */
   readonly config?: { readonly documents?: IndexSettings };
 }
@@ -108,6 +110,8 @@ export interface SearchRequest {
   readonly alpha?: number;
   /** Candidates taken from each retrieval path before fusion (default max(100, 4 × limit)). */
   readonly candidates?: number;
+  /** Lexical top-k from the impact lists (default) or by scoring every matching chunk (the reference). */
+  readonly lexicalPath?: 'impact' | 'exhaustive';
   readonly signal?: AbortSignal;
 }
 

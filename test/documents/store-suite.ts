@@ -26,6 +26,35 @@ const docs = [
   { external_id: 'tea', title: 'Kitchen', content: 'Green tea and black tea are in the left cupboard.', updated_at: '2026-02-01T00:00:00Z', author: 'ops' },
 ];
 
+/**
+ * The impact lists (migration 014) against a recount from the chunks: every listed posting is a
+ * chunk of the same tenant that contains the term (nothing orphaned, no duplicates), seqs and impacts
+ * stay aligned, impacts lie in BM25's (0, k1 + 1], and a list whose floor is 0 lists exactly the
+ * term's postings. A floor > 0 means the list was cut; its entries are then not below the floor.
+ */
+export async function impactListsAreConsistent(db: DatabaseExecutor): Promise<void> {
+  const shape = await db.query(
+    `SELECT tenant_id, term FROM chunk_term_stats
+     WHERE cardinality(top_seqs) <> cardinality(top_impacts)
+        OR cardinality(top_seqs) <> (SELECT count(DISTINCT x) FROM unnest(top_seqs) x)
+        OR EXISTS (SELECT 1 FROM unnest(top_impacts) i WHERE NOT (i > 0 AND i <= 2.2))
+        OR EXISTS (SELECT 1 FROM unnest(top_impacts) i WHERE i < top_floor)
+        OR (top_floor = 0 AND cardinality(top_seqs) <> df)`,
+  );
+  assert.deepEqual(shape.rows, [], 'lists are aligned, duplicate-free, not below their floor, complete when the floor is 0');
+  const orphans = await db.query(
+    `SELECT s.tenant_id, s.term, x.seq FROM chunk_term_stats s, unnest(s.top_seqs) x(seq)
+     WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.seq = x.seq AND c.tenant_id = s.tenant_id AND s.term = ANY(c.terms))`,
+  );
+  assert.deepEqual(orphans.rows, [], 'every listed posting is a chunk of the same tenant containing the term');
+  const missing = await db.query(
+    `SELECT c.tenant_id, u.term, c.seq FROM chunks c, unnest(c.terms) u(term)
+     JOIN chunk_term_stats s ON s.term = u.term
+     WHERE s.tenant_id = c.tenant_id AND s.top_floor = 0 AND NOT (c.seq = ANY(s.top_seqs))`,
+  );
+  assert.deepEqual(missing.rows, [], 'a list with floor 0 holds every posting of its term');
+}
+
 /** The documents storage and search contract, run against one backend. */
 export function documentsStorageSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; close(): Promise<void> }>): void {
   describe(`documents storage and search on ${name}`, () => {
@@ -53,6 +82,7 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       );
       assert.equal(corpus.rows[0]?.a, corpus.rows[0]?.b);
       assert.equal(corpus.rows[0]?.c, corpus.rows[0]?.d);
+      await impactListsAreConsistent(db);
     };
 
     it('upserts through a durable embed job and finds by meaning as well as by words', async () => {
