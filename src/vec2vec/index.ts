@@ -2,7 +2,7 @@
 export { decodeMap, encodeMap } from './codec.ts';
 export { matmulF32, Workspace } from './kernels.ts';
 export { type Mat, mat, normalizeInPlace, row, stack, takeRows } from './linalg.ts';
-export { DEFAULT_RIDGE_ALPHAS, fitLinearSelected, fitProcrustes, fitRidge, type LinearFit } from './linear.ts';
+export { DEFAULT_RIDGE_ALPHAS, fitLinearPair, fitLinearSelected, fitProcrustes, fitRidge, type LinearFit } from './linear.ts';
 export { applyBatch, applyRaw, type LinearMap, type NeuralMap, parameterCount, type TranslationMap, translateVector, translateVectors } from './map.ts';
 export { clamp01, cycleLoss, type DirectionMetrics, evaluateDirection, top1Accuracy, translateRows } from './metrics.ts';
 export { DEFAULT_NEURAL_OPTIONS, type NeuralFit, type NeuralOptions, trainNeuralPair } from './neural.ts';

@@ -1,6 +1,8 @@
-import { choleskySolve, cholesky, columnMean, crossProducts, type Mat, polarFactor } from './linalg.ts';
+import { withWorkspace } from './kernels.ts';
+import { columnMean, type Mat } from './linalg.ts';
 import type { LinearMap } from './map.ts';
 import { meanSquaredError, translateRows } from './metrics.ts';
+import { choleskyBlocked, choleskySolveBlocked, crossGemm, polarFactorFast } from './solve.ts';
 
 /** Ridge strengths tried, as multiples of the mean eigenvalue of the centered Gram matrix. */
 export const DEFAULT_RIDGE_ALPHAS = [1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3, 1] as const;
@@ -17,9 +19,64 @@ interface Moments {
   readonly xy: Float64Array;
 }
 
+/** Second moments of both sides of a pair set: one pass gives F's and G's (G's cross term is F's transposed). */
+interface PairMoments {
+  readonly n: number;
+  readonly shiftX: Float64Array;
+  readonly shiftY: Float64Array;
+  readonly meanX: Float64Array;
+  readonly meanY: Float64Array;
+  readonly xx: Float64Array;
+  readonly yy: Float64Array;
+  readonly xy: Float64Array;
+}
+
+/** Σ over rows of the shifted outer products, as float64 SIMD matrix products (Gram halves mirrored). */
+function pairMoments(x: Mat, y: Mat, shiftX = columnMean(x), shiftY = columnMean(y)): PairMoments {
+  const n = x.rows;
+  const dx = x.cols;
+  const dy = y.cols;
+  const bytes = 8 * (n * (dx + dy) + dx * dx + dy * dy + dx * dy);
+  const out = withWorkspace(bytes, (ws) => {
+    const shifted = (m: Mat, shift: Float64Array) => {
+      const ptr = ws.alloc(m.data.length * 8);
+      const v = ws.f64(ptr, m.data.length);
+      const d = m.cols;
+      for (let r = 0; r < m.rows; r++) for (let j = 0; j < d; j++) v[r * d + j] = m.data[r * d + j]! - shift[j]!;
+      return ptr;
+    };
+    const xp = shifted(x, shiftX);
+    const yp = shifted(y, shiftY);
+    const zero = (len: number) => {
+      const ptr = ws.alloc(len * 8);
+      ws.f64(ptr, len).fill(0);
+      return ptr;
+    };
+    const xx = zero(dx * dx);
+    const yy = zero(dy * dy);
+    const xy = zero(dx * dy);
+    crossGemm(ws, xp, xp, n, dx, dx, xx, true);
+    crossGemm(ws, yp, yp, n, dy, dy, yy, true);
+    crossGemm(ws, xp, yp, n, dx, dy, xy, false);
+    return { xx: ws.f64(xx, dx * dx).slice(), yy: ws.f64(yy, dy * dy).slice(), xy: ws.f64(xy, dx * dy).slice() };
+  });
+  return { n, shiftX, shiftY, meanX: columnMean(x), meanY: columnMean(y), ...out };
+}
+
+function forwardMoments(p: PairMoments): Moments {
+  return { n: p.n, shiftX: p.shiftX, shiftY: p.shiftY, meanX: p.meanX, meanY: p.meanY, xx: p.xx, xy: p.xy };
+}
+
+function backwardMoments(p: PairMoments): Moments {
+  const dx = p.meanX.length;
+  const dy = p.meanY.length;
+  const yx = new Float64Array(dy * dx);
+  for (let i = 0; i < dx; i++) for (let j = 0; j < dy; j++) yx[j * dx + i] = p.xy[i * dy + j]!;
+  return { n: p.n, shiftX: p.shiftY, shiftY: p.shiftX, meanX: p.meanY, meanY: p.meanX, xx: p.yy, xy: yx };
+}
+
 function moments(x: Mat, y: Mat, shiftX = columnMean(x), shiftY = columnMean(y)): Moments {
-  const { xx, xy } = crossProducts(x, y, shiftX, shiftY);
-  return { n: x.rows, shiftX, shiftY, meanX: columnMean(x), meanY: columnMean(y), xx, xy };
+  return forwardMoments(pairMoments(x, y, shiftX, shiftY));
 }
 
 /** Adds two moment sets computed with the same shifts. */
@@ -64,9 +121,15 @@ function solveRidge(m: Moments, alpha: number): LinearMap {
   for (let i = 0; i < dx; i++) trace += a[i * dx + i]!;
   const lambda = Math.max(alpha * (trace / dx), 1e-9);
   for (let i = 0; i < dx; i++) a[i * dx + i]! += lambda;
-  cholesky(a, dx);
-  choleskySolve(a, dx, c, m.meanY.length);
-  return toMap('ridge', c, m.meanX, m.meanY);
+  const dy = m.meanY.length;
+  const w = withWorkspace(8 * (dx * dx + dx * dy + 128 * dx), (ws) => {
+    const ap = ws.put(a, 'f64');
+    const cp = ws.put(c, 'f64');
+    choleskyBlocked(ws, ap, dx);
+    choleskySolveBlocked(ws, ap, dx, cp, dy);
+    return ws.f64(cp, dx * dy).slice();
+  });
+  return toMap('ridge', w, m.meanX, m.meanY);
 }
 
 /** Closed-form ridge regression y ≈ x·W + b with a fixed strength (multiple of the mean eigenvalue). */
@@ -77,10 +140,21 @@ export function fitRidge(x: Mat, y: Mat, alpha: number): LinearMap {
 /** Orthogonal Procrustes: W = argmin ‖X̃W − Ỹ‖ over orthogonal W (centered data); needs equal dimensions. */
 export function fitProcrustes(x: Mat, y: Mat): LinearMap {
   if (x.cols !== y.cols) throw new Error('Procrustes needs equal dimensions');
-  const { c } = centered(moments(x, y));
-  const meanX = columnMean(x);
-  const meanY = columnMean(y);
-  return toMap('procrustes', polarFactor(c, x.cols), meanX, meanY);
+  return procrustesOf(moments(x, y));
+}
+
+function procrustesOf(m: Moments): LinearMap {
+  const { c } = centered(m);
+  const n = m.meanX.length;
+  return toMap('procrustes', withWorkspace(8 * 5 * n * n, (ws) => polarFactorFast(ws, c, n)), m.meanX, m.meanY);
+}
+
+/** Procrustes for G from F's: the polar factor of Cᵀ is the polar factor of C, transposed. */
+function transposedProcrustes(f: LinearMap, m: Moments): LinearMap {
+  const n = f.sourceDim;
+  const w = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) w[j * n + i] = f.weight[i * n + j]!;
+  return toMap('procrustes', w, m.meanX, m.meanY);
 }
 
 export interface LinearFit {
@@ -94,12 +168,14 @@ export interface LinearFit {
   readonly candidates: readonly { readonly method: LinearMap['method']; readonly alpha: number | null; readonly loss: number }[];
 }
 
-/**
- * Fits ridge for each alpha on `train`, picks the one with the lowest served loss on `val`, then refits
- * it on train + val. Where dimensions match, Procrustes competes too and wins if it measures better.
- */
-export function fitLinearSelected(train: { x: Mat; y: Mat }, val: { x: Mat; y: Mat }, alphas: readonly number[] = DEFAULT_RIDGE_ALPHAS): LinearFit {
-  const mTrain = moments(train.x, train.y);
+/** λ selection (and Procrustes) for one direction from its train and selection moments. */
+function selectDirection(
+  mTrain: Moments,
+  mVal: Moments,
+  val: { x: Mat; y: Mat },
+  alphas: readonly number[],
+  procrustes: (() => LinearMap) | null,
+): LinearFit {
   const candidates: { method: LinearMap['method']; alpha: number | null; loss: number }[] = [];
   let best: { map: LinearMap; alpha: number | null; loss: number } | null = null;
   for (const alpha of alphas) {
@@ -109,14 +185,51 @@ export function fitLinearSelected(train: { x: Mat; y: Mat }, val: { x: Mat; y: M
     if (!best || loss < best.loss) best = { map, alpha, loss };
   }
   if (!best) throw new Error('no ridge strength to try');
-  let procrustes: { map: LinearMap; loss: number } | null = null;
-  if (train.x.cols === train.y.cols) {
-    const map = fitProcrustes(train.x, train.y);
+  let orth: { map: LinearMap; loss: number } | null = null;
+  if (procrustes) {
+    const map = procrustes();
     const loss = meanSquaredError(translateRows(map, val.x), val.y);
     candidates.push({ method: 'procrustes', alpha: null, loss });
-    procrustes = { map, loss };
+    orth = { map, loss };
   }
-  if (procrustes && procrustes.loss < best.loss) return { map: procrustes.map, trainOnly: procrustes.map, alpha: null, candidates };
-  const all = combine(mTrain, moments(val.x, val.y, mTrain.shiftX, mTrain.shiftY));
-  return { map: solveRidge(all, best.alpha ?? 0), trainOnly: best.map, alpha: best.alpha, candidates };
+  if (orth && orth.loss < best.loss) return { map: orth.map, trainOnly: orth.map, alpha: null, candidates };
+  return { map: solveRidge(combine(mTrain, mVal), best.alpha ?? 0), trainOnly: best.map, alpha: best.alpha, candidates };
+}
+
+/**
+ * Fits ridge for each alpha on `train`, picks the one with the lowest served loss on `val`, then refits
+ * it on train + val. Where dimensions match, Procrustes competes too and wins if it measures better.
+ */
+export function fitLinearSelected(train: { x: Mat; y: Mat }, val: { x: Mat; y: Mat }, alphas: readonly number[] = DEFAULT_RIDGE_ALPHAS): LinearFit {
+  const mTrain = moments(train.x, train.y);
+  const mVal = moments(val.x, val.y, mTrain.shiftX, mTrain.shiftY);
+  return selectDirection(mTrain, mVal, val, alphas, train.x.cols === train.y.cols ? () => procrustesOf(mTrain) : null);
+}
+
+/**
+ * `fitLinearSelected` for both directions (F: x → y, G: y → x) with the shared work done once: one pass
+ * for XᵀX, YᵀY and XᵀY, and one polar factor for both Procrustes candidates.
+ */
+export function fitLinearPair(
+  train: { x: Mat; y: Mat },
+  val: { x: Mat; y: Mat },
+  alphas: readonly number[] = DEFAULT_RIDGE_ALPHAS,
+  between?: () => void,
+): { forward: LinearFit; backward: LinearFit } {
+  const pTrain = pairMoments(train.x, train.y);
+  const pVal = pairMoments(val.x, val.y, pTrain.shiftX, pTrain.shiftY);
+  const square = train.x.cols === train.y.cols;
+  const fTrain = forwardMoments(pTrain);
+  const gTrain = backwardMoments(pTrain);
+  let fProcrustes: LinearMap | null = null;
+  const forward = selectDirection(fTrain, forwardMoments(pVal), val, alphas, square ? () => (fProcrustes = procrustesOf(fTrain)) : null);
+  between?.();
+  const backward = selectDirection(
+    gTrain,
+    backwardMoments(pVal),
+    { x: val.y, y: val.x },
+    alphas,
+    square ? () => transposedProcrustes(fProcrustes ?? procrustesOf(fTrain), gTrain) : null,
+  );
+  return { forward, backward };
 }

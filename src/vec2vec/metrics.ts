@@ -1,3 +1,4 @@
+import { matmulF32 } from './kernels.ts';
 import { dot, type Mat, normalizeRows, row } from './linalg.ts';
 import { applyBatch, type TranslationMap } from './map.ts';
 
@@ -43,13 +44,18 @@ export function top1Accuracy(pred: Mat, target: Mat, limit = 1000): { accuracy: 
   if (n === 0) return { accuracy: 0, candidates: 0 };
   const norms = new Float64Array(n);
   for (let j = 0; j < n; j++) norms[j] = Math.sqrt(dot(row(target, j), row(target, j))) || 1;
+  // All n×n scores in one SIMD product: pred (n×d) · targetᵀ (d×n).
+  const d = target.cols;
+  const tt = new Float32Array(d * n);
+  for (let j = 0; j < n; j++) for (let k = 0; k < d; k++) tt[k * n + j] = target.data[j * d + k]!;
+  const scores = new Float32Array(n * n);
+  matmulF32(pred.data.subarray(0, n * pred.cols), n, d, tt, n, null, scores);
   let hits = 0;
   for (let i = 0; i < n; i++) {
-    const p = row(pred, i);
     let best = -1;
     let bestScore = -Infinity;
     for (let j = 0; j < n; j++) {
-      const s = dot(p, row(target, j)) / norms[j]!;
+      const s = scores[i * n + j]! / norms[j]!;
       if (s > bestScore) {
         bestScore = s;
         best = j;

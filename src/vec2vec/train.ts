@@ -1,5 +1,5 @@
 import { type Mat, takeRows } from './linalg.ts';
-import { DEFAULT_RIDGE_ALPHAS, fitLinearSelected, type LinearFit } from './linear.ts';
+import { DEFAULT_RIDGE_ALPHAS, fitLinearPair, type LinearFit } from './linear.ts';
 import type { TranslationMap } from './map.ts';
 import { cycleLoss, type DirectionMetrics, evaluateDirection, meanSquaredError, translateRows } from './metrics.ts';
 import { DEFAULT_NEURAL_OPTIONS, type NeuralOptions, trainNeuralPair } from './neural.ts';
@@ -87,10 +87,8 @@ export async function trainTranslationPair(
   const sel = part(selIdx);
   const test = part(outer.heldOut);
   await hooks.onTick?.();
-  const linF = fitLinearSelected(tr, sel, c.alphas);
-  await hooks.onProgress?.(c.useNeural ? 0.1 : 0.45);
-  await hooks.onTick?.();
-  const linG = fitLinearSelected({ x: tr.y, y: tr.x }, { x: sel.y, y: sel.x }, c.alphas);
+  // Both directions in one call: the Gram matrices and the Procrustes polar factor are shared.
+  const { forward: linF, backward: linG } = fitLinearPair(tr, sel, c.alphas, () => void hooks.onProgress?.(c.useNeural ? 0.1 : 0.45));
   await hooks.onProgress?.(c.useNeural ? 0.2 : 0.9);
   let forward: TranslationMap = linF.map;
   let backward: TranslationMap = linG.map;
