@@ -4,9 +4,10 @@ export { DEFAULT_DECAY_LAMBDA, temporalDecay, temporalStatus, type TemporalStatu
 export { computeUserEntropy, ENTROPY_LEVELS, type EntropyLevel, entropyLevel, LEVEL_BOUNDS, type UserEntropy } from './entropy.ts';
 export { INTENT_DIMENSIONS, type IntentSignal, inferIntent } from './intent.ts';
 export type { FederatedItem } from './item.ts';
-export { deleteNode, listNodes, NODE_NAME, type RemoteNode, registerNode } from './nodes.ts';
+export { deleteNode, listNodes, listNodesWithKeys, NODE_NAME, type RemoteNode, registerNode } from './nodes.ts';
 export { runFederatedQuery, type RunOptions } from './query.ts';
 export { HOP_HEADER } from './remote.ts';
+export { describeRemoteNodes, type RemoteNodeInfo } from './remote-info.ts';
 export { DEFAULT_MAX_RESULTS, type FederatedRequestInput, federatedRequestSchema, MAX_RESULTS_LIMIT, normalizeRequest, queryHash } from './request.ts';
 export { federatedItemSchema, type FederatedResponse, federatedResponseSchema } from './schema.ts';
 export { createFederationService, type FederationDeps, type FederationService } from './service.ts';

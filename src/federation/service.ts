@@ -8,6 +8,7 @@ import { type ActivityLog, createActivityLog } from './activity.ts';
 import { createTtlCache, type TtlCache } from './cache.ts';
 import type { FederatedItem } from './item.ts';
 import type { LocalCandidate } from './rank.ts';
+import { REMOTE_INFO_TTL_MS, type RemoteNodeInfo } from './remote-info.ts';
 import type { TranslationRegistry } from '../translations/index.ts';
 import type { Translator } from './translate.ts';
 
@@ -27,6 +28,8 @@ export interface FederationService {
   /** Remote node id → epoch ms until which normal queries skip it. */
   readonly unhealthyUntil: Map<string, number>;
   readonly translator?: Translator;
+  /** Remote node id|url → what it reported about its models (GET /v1/nodes). */
+  readonly remoteInfo: TtlCache<RemoteNodeInfo>;
   /** Users' recent queries (behind user entropy), in memory and written behind the response. */
   readonly activity: ActivityLog;
   /** Outbound HTTP for remote nodes (tests may pass their own). */
@@ -36,7 +39,7 @@ export interface FederationService {
 export function createFederationService(config: Config, opts: { translator?: Translator; fetch?: typeof fetch; log?: Logger } = {}): FederationService {
   const { log, ...rest } = opts;
   const activity = createActivityLog({ onError: (err, lost) => log?.error({ err, lost }, 'federation activity could not be written') });
-  return { cache: createTtlCache<FanOut>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), activity, ...rest };
+  return { cache: createTtlCache<FanOut>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), activity, remoteInfo: createTtlCache<RemoteNodeInfo>(REMOTE_INFO_TTL_MS, 1000), ...rest };
 }
 
 /** What the federated query needs; `AppDeps` satisfies it. */

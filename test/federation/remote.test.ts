@@ -62,6 +62,20 @@ describe('federation across Atrium instances', () => {
     assert.deepEqual(sub.nodes_consulted, ['paris/jira-b']);
   });
 
+  it('shows each remote node’s embedding model in GET /v1/nodes, as that node reports it', async () => {
+    const bModels = (await b.app.inject({ method: 'GET', url: '/v1/embeddings/models', headers: b.admin })).json().models;
+    const bDefault = bModels.find((m: { default: boolean }) => m.default).id;
+    assert.ok(bDefault);
+    const res = await a.app.inject({ method: 'GET', url: '/v1/nodes', headers: a.admin });
+    assert.equal(res.statusCode, 200);
+    const paris = res.json().nodes.find((n: { node_id: string }) => n.node_id === 'paris');
+    assert.equal(paris.kind, 'remote');
+    assert.equal(paris.embedding_model, bDefault);
+    assert.equal(paris.embedding_models[0], bDefault);
+    assert.equal(paris.status, 'online');
+    assert.ok(!JSON.stringify(res.json()).includes('atr_'), 'no key in the listing');
+  });
+
   it('answers partially when one node misses the deadline, 504 when none answers, and /force retries skipped nodes', async () => {
     const reg = await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'slow', url: slowUrl, api_key: 'atr_whatever_key_123' } });
     assert.equal(reg.statusCode, 201);
@@ -87,5 +101,12 @@ describe('federation across Atrium instances', () => {
     const quick = (await federate({ query: 'payment', user_id: 'u6' })).json();
     assert.deepEqual(quick.nodes_consulted, ['github-a', 'paris/jira-b']);
     assert.ok(quick.latency_ms < 1400, `did not wait for the skipped node (${quick.latency_ms} ms)`);
+
+    // The listing still answers for a node that does not: no model, and why.
+    const listed = (await a.app.inject({ method: 'GET', url: '/v1/nodes', headers: a.admin })).json().nodes;
+    const slowNode = listed.find((n: { node_id: string }) => n.node_id === 'slow');
+    assert.equal(slowNode.embedding_model, null);
+    assert.match(slowNode.status, /^unreachable: no answer within 1500 ms/);
+    assert.equal(listed.find((n: { node_id: string }) => n.node_id === 'paris').status, 'online');
   });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { flushAudit, recordAudit } from '../../audit/index.ts';
 import {
   deleteNode,
+  describeRemoteNodes,
   federatedRequestSchema,
   federatedResponseSchema,
   findDocuments,
@@ -9,7 +10,7 @@ import {
   insertTombstones,
   liftTombstone,
   listLocalSources,
-  listNodes,
+  listNodesWithKeys,
   listTombstones,
   NODE_NAME,
   registerNode,
@@ -51,7 +52,10 @@ const node = z.object({
   connector_type: z.string().nullable(),
   status: z.string().nullable(),
   url: z.string().nullable(),
-  embedding_model: z.string().nullable().describe('the model of its documents (most used first); null when unknown or not embedded yet'),
+  embedding_model: z
+    .string()
+    .nullable()
+    .describe('local source: the model of its documents (most used first); remote node: the model it embeds queries with, as it reports it; null when unknown, not embedded yet or unreachable'),
   embedding_models: z.array(z.string()),
 });
 
@@ -172,14 +176,29 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
     },
     async (request) => {
       const tenantId = principalOf(request).tenantId;
-      const [sources, models, remotes] = await Promise.all([listLocalSources(deps.db, tenantId), sourceModels(deps.db, tenantId), listNodes(deps.db, tenantId)]);
+      const [sources, models, remotes] = await Promise.all([
+        listLocalSources(deps.db, tenantId),
+        sourceModels(deps.db, tenantId),
+        listNodesWithKeys(deps.db, deps.secrets, tenantId),
+      ]);
+      // Each remote node reports its own models (cached a minute; an unreachable node shows null and its status).
+      const infos = await describeRemoteNodes(deps, remotes);
       return {
         nodes: [
           ...sources.map((s) => {
             const m = models.get(s.id) ?? [];
             return { node_id: s.id, kind: 'local' as const, name: s.display_name, connector_type: s.connector_type, status: s.status, url: null, embedding_model: m[0] ?? null, embedding_models: m };
           }),
-          ...remotes.map((r) => ({ node_id: r.name, kind: 'remote' as const, name: r.name, connector_type: null, status: null, url: r.url, embedding_model: null, embedding_models: [] })),
+          ...remotes.map((r, i) => ({
+            node_id: r.name,
+            kind: 'remote' as const,
+            name: r.name,
+            connector_type: null,
+            status: infos[i]?.status ?? null,
+            url: r.url,
+            embedding_model: infos[i]?.embedding_model ?? null,
+            embedding_models: infos[i]?.embedding_models ?? [],
+          })),
         ],
       };
     },
