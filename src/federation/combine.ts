@@ -20,6 +20,12 @@ export interface FeatureInput {
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly days: number;
   readonly is_critical: boolean;
+  /** `hasEmotionalLanguage(item)` when the caller already knows it (it depends on the text only). */
+  readonly emotional?: boolean;
+}
+
+export function hasEmotionalLanguage(item: { readonly title: string; readonly content: string }): boolean {
+  return EMOTIONAL_LANGUAGE.test(item.title) || EMOTIONAL_LANGUAGE.test(item.content);
 }
 
 /**
@@ -35,7 +41,7 @@ export function itemFeatures(item: FeatureInput, userId: string, contextTerms: R
   const type = item.document_type.toLowerCase();
   return {
     urgency: item.days <= 7 || item.is_critical,
-    emotional_weight: EMOTIONAL_LANGUAGE.test(item.title) || EMOTIONAL_LANGUAGE.test(item.content),
+    emotional_weight: item.emotional ?? hasEmotionalLanguage(item),
     action_likelihood: ACTIONABLE_TYPES.has(type),
     social_dimension: CONVERSATION_TYPES.has(type) || typeof item.metadata.channel === 'string',
     context_sensitivity: own || itemTerms.some((t) => contextTerms.has(t)),

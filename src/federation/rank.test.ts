@@ -48,6 +48,20 @@ const ctx = (over: Partial<RankContext> = {}): RankContext => ({
 });
 
 describe('ranking pipeline', () => {
+  it('re-ranks the same (cached) candidate with the current query urgency and user context', () => {
+    // The same candidate objects, as a cached fan-out hands them to every hit.
+    const c = cand(passage('a', { content: 'the payment service went down for an hour' }));
+    const calm = rankLocal([c], ctx({ intent: { ...inferIntent('billing'), urgency: 0.2 } }))[0]!;
+    const urgent = rankLocal([c], ctx({ intent: { ...inferIntent('billing'), urgency: 0.9 } }))[0]!;
+    assert.equal(calm.is_critical, false, 'body language counts only for urgent queries');
+    assert.equal(urgent.is_critical, true);
+    assert.equal(rankLocal([c], ctx({ intent: { ...inferIntent('billing'), urgency: 0.2 } }))[0]!.is_critical, false);
+    const plain = rankLocal([c], ctx({ includeReasoning: true }))[0]!;
+    const inContext = rankLocal([c], ctx({ includeReasoning: true, contextTerms: new Set(['payment']) }))[0]!;
+    assert.equal((plain.reasoning?.intent_features as { context_sensitivity: boolean }).context_sensitivity, false);
+    assert.equal((inContext.reasoning?.intent_features as { context_sensitivity: boolean }).context_sensitivity, true);
+  });
+
   it('keeps one item per document, its best passage, with every spec field', () => {
     const items = rankLocal(
       [cand(passage('a', { chunk_id: 'c1', lexical_score: 2, content: 'best' })), cand(passage('a', { chunk_id: 'c2', lexical_score: 1 }))],

@@ -1,5 +1,5 @@
-import { clamp01, combineRelevance, criticalTerm, intentFit, itemFeatures, matchScore, temporalWeight } from './combine.ts';
-import { detectCritical } from './critical.ts';
+import { clamp01, combineRelevance, criticalTerm, hasEmotionalLanguage, intentFit, itemFeatures, matchScore, temporalWeight } from './combine.ts';
+import { CONTENT_URGENCY, type CriticalResult, detectCritical } from './critical.ts';
 import { ageDays, temporalStatus } from './decay.ts';
 import type { Passage } from '../documents/index.ts';
 import type { IntentSignal } from './intent.ts';
@@ -71,8 +71,12 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
     // A source that gives no timestamp: the document is as old as Atrium's knowledge of it.
     const timestamp = p.updated_at ?? p.created_at ?? p.ingested_at;
     const days = ageDays(timestamp, ctx.now);
-    const critical = detectCritical(p, ctx.intent.urgency);
-    const features = itemFeatures({ ...p, days, is_critical: critical.is_critical }, ctx.userId, ctx.contextTerms, passageTerms(p));
+    const memo = passageMemo(p);
+    const urgent = ctx.intent.urgency >= CONTENT_URGENCY ? 1 : 0;
+    // detectCritical reads the body only for urgent queries: one memo per side of that threshold.
+    const critical = memo.critical[urgent] ?? detectCritical(p, ctx.intent.urgency);
+    memo.critical[urgent] = critical;
+    const features = itemFeatures({ ...p, days, is_critical: critical.is_critical, emotional: memo.emotional }, ctx.userId, ctx.contextTerms, memo.terms);
     const fit = intentFit(ctx.intent, features);
     const temporal = temporalWeight(days, ctx.lambda, ctx.intent.urgency);
     const crit = criticalTerm(critical.is_critical, ctx.intent.urgency);
@@ -126,15 +130,24 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
   });
 }
 
-/** Content terms of a passage, memoized per passage object: cached fan-outs are re-ranked on every hit. */
-const termsOf = new WeakMap<PassageFields, string[]>();
-function passageTerms(p: PassageFields): string[] {
-  let t = termsOf.get(p);
-  if (!t) {
-    t = contentTerms(`${p.title} ${p.content}`);
-    termsOf.set(p, t);
+/**
+ * What ranking derives from a passage's text alone, memoized per passage object: cached fan-outs are
+ * re-ranked on every hit (the user's context and the clock change), their text does not.
+ */
+interface PassageMemo {
+  readonly terms: string[];
+  readonly emotional: boolean;
+  /** detectCritical's answer below and at/above CONTENT_URGENCY. */
+  readonly critical: [CriticalResult | undefined, CriticalResult | undefined];
+}
+const memos = new WeakMap<PassageFields, PassageMemo>();
+function passageMemo(p: PassageFields): PassageMemo {
+  let m = memos.get(p);
+  if (!m) {
+    m = { terms: contentTerms(`${p.title} ${p.content}`), emotional: hasEmotionalLanguage(p), critical: [undefined, undefined] };
+    memos.set(p, m);
   }
-  return t;
+  return m;
 }
 
 function round(x: number): number {
