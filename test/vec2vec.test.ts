@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EmbeddingProvider, EmbeddingRegistry } from '../src/embeddings/provider.ts';
 import { type App, type AppDeps, buildApp } from '../src/http/index.ts';
-import { createWorker, getJob } from '../src/platform/jobs/index.ts';
+import { cancelJobs, createWorker, getJob } from '../src/platform/jobs/index.ts';
 import {
   applyTranslation,
   createTrainJobHandler,
@@ -91,6 +91,9 @@ describe('vec2vec API', () => {
   });
   const slow = hashedBagOfWords('test/slow-16d', 16, 33, { gate });
   const sparse = hashedBagOfWords('test/sparse-24d', 24, 44, { zeroFor: /coffee|milk/ });
+  // Wide enough that the fit itself (λ selection and Procrustes at 768 dimensions) takes seconds.
+  const wideA = hashedBagOfWords('test/wide-a-768d', 768, 55);
+  const wideB = hashedBagOfWords('test/wide-b-768d', 768, 66);
 
   before(async () => {
     t = await createTestApp();
@@ -119,7 +122,7 @@ describe('vec2vec API', () => {
         ],
       }),
     );
-    const embeddings = registryOf(a, b, slow, sparse);
+    const embeddings = registryOf(a, b, slow, sparse, wideA, wideB);
     deps = { ...t.deps, embeddings, translations: createTranslationRegistry({ db: t.db, embeddings: () => embeddings, builtinDir }) };
     app = await buildApp(deps);
     await app.ready();
@@ -309,6 +312,45 @@ describe('vec2vec API', () => {
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const after = await t.db.query('SELECT id FROM translations WHERE source_model = $1 OR target_model = $1', [slow.id]);
     assert.equal(after.rows.length, 2);
+  });
+
+  it('fits in a worker thread: /v1/health answers mid-fit; a stop or a cancel mid-fit writes no rows', async () => {
+    const wideRows = async () => (await t.db.query('SELECT id FROM translations WHERE source_model = $1 OR target_model = $1', [wideA.id])).rows.length;
+    const start = await post('/v1/vec2vec/train', { source_model: wideA.id, target_model: wideB.id, parallel_texts: texts, config: { min_samples: 400 } });
+    assert.equal(start.statusCode, 202, start.body);
+    const jobId = start.json().job_id;
+    const fitting = async () => {
+      for (let i = 0; i < 6000; i++) {
+        const j = await getJob(t.db, 'default', jobId);
+        if (j?.status === 'running' && (j.checkpoint as { stage?: string } | null)?.stage === 'training') return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.fail('the job never reached the fit');
+    };
+    const w1 = worker();
+    w1.start();
+    await fitting();
+    // The fit runs off the event loop: HTTP answers while it runs (a generous bound, not a timing test).
+    const health = await Promise.race([app.inject({ method: 'GET', url: '/v1/health' }), new Promise<null>((r) => setTimeout(() => r(null), 30_000))]);
+    assert.ok(health, '/v1/health answered during the fit');
+    assert.equal(health.statusCode, 200);
+    assert.equal((await getJob(t.db, 'default', jobId))?.status, 'running', 'still fitting when health answered');
+    await w1.stop();
+    assert.equal((await get(`/v1/vec2vec/training/${jobId}`)).json().status, 'queued');
+    assert.equal(await wideRows(), 0, 'a stop mid-fit leaves nothing half-written');
+
+    const w2 = worker();
+    w2.start();
+    await fitting();
+    assert.equal(await cancelJobs(t.db, 'default', 'vec2vec.train:'), 1);
+    // The handler notices the cancel (it polls the job), ends the thread and releases the job.
+    const released = async () => (await t.db.query('SELECT lease_owner FROM jobs WHERE id = $1', [jobId])).rows[0]?.lease_owner === null;
+    for (let i = 0; i < 6000 && !(await released()); i++) await new Promise((r) => setTimeout(r, 10));
+    await w2.stop();
+    const cancelled = await getJob(t.db, 'default', jobId);
+    assert.equal(cancelled?.status, 'cancelled');
+    assert.equal(cancelled?.lastError, 'training cancelled', 'the fit was stopped by the cancel, not finished');
+    assert.equal(await wideRows(), 0, 'a cancelled fit writes no rows');
   });
 
   it('deletes a trained direction once, then 404', async () => {

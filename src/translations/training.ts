@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { EmbeddingProvider, EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
-import { type Job, type JobContext, type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
-import { encodeMap, mat, trainTranslationPair } from '../vec2vec/index.ts';
+import { getJob, type Job, type JobContext, type JobHandler, JobCancelledError, NonRetriableError } from '../platform/jobs/index.ts';
+import { encodeMap, mat } from '../vec2vec/index.ts';
 import { replaceTranslations } from './store.ts';
+import { trainInThread } from './train-thread.ts';
 
 export const TRAIN_JOB_KIND = 'vec2vec.train';
 
@@ -68,8 +69,8 @@ async function embedAll(p: EmbeddingProvider, texts: readonly string[], ctx: Job
 }
 
 /**
- * The durable training job: embeds the texts with both models, fits both directions, and writes the two
- * registry rows in one transaction at the very end. An interrupted run (restart, lease loss) starts over
+ * The durable training job: embeds the texts with both models, fits both directions in a worker thread,
+ * and writes the two registry rows in one transaction at the very end. An interrupted run (restart, lease loss) starts over
  * from the texts in its payload; the rows' ids derive from the job id, so a re-run replaces, never duplicates.
  */
 export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
@@ -105,20 +106,45 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
       y.data.set(ys[k]!, r * target.dimensions);
     });
     await report(0.4, 'training', true);
-    const trained = await trainTranslationPair(
-      keep.map((k) => texts[k]!),
-      x,
-      y,
-      { epochs: config.epochs, learningRate: config.learning_rate, useNeural: config.use_neural, validationSplit: config.validation_split },
-      {
-        onProgress: (p) => report(0.4 + 0.58 * p, 'training'),
-        onTick: async () => {
-          // Long fits share the event loop with HTTP and lease heartbeats.
-          await new Promise((resolve) => setImmediate(resolve));
-          if (ctx.signal.aborted) throw new Error('training interrupted');
+    // The fit runs in a worker thread: the event loop stays free for HTTP, lease heartbeats and other jobs.
+    // It stops at once when the worker aborts the job (stop, lease loss) or the job is cancelled meanwhile.
+    const fit = new AbortController();
+    const onAbort = () => fit.abort();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    let cancelled = false;
+    const watch = setInterval(() => {
+      getJob(deps.db, ctx.job.tenantId, ctx.job.id)
+        .then((j) => {
+          if (j?.status === 'cancelled') {
+            cancelled = true;
+            fit.abort();
+          }
+        })
+        .catch(() => undefined);
+    }, 1000);
+    watch.unref();
+    let trained: Awaited<ReturnType<typeof trainInThread>>;
+    try {
+      trained = await trainInThread(
+        keep.map((k) => texts[k]!),
+        x,
+        y,
+        { epochs: config.epochs, learningRate: config.learning_rate, useNeural: config.use_neural, validationSplit: config.validation_split },
+        {
+          signal: fit.signal,
+          onProgress: (p) => {
+            report(0.4 + 0.58 * p, 'training').catch((err: unknown) => ctx.log.warn({ err }, 'could not record training progress'));
+          },
         },
-      },
-    );
+      );
+    } catch (err) {
+      if (cancelled) throw new JobCancelledError('training cancelled');
+      throw err;
+    } finally {
+      clearInterval(watch);
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+    if ((await getJob(deps.db, ctx.job.tenantId, ctx.job.id))?.status === 'cancelled') throw new JobCancelledError('training cancelled');
     const m = trained.metrics;
     const suffix = ctx.job.id.replace(/^job_/, '');
     const common = { tenantId: ctx.job.tenantId, sampleCount: m.sample_count, jobId: ctx.job.id };

@@ -173,7 +173,7 @@ describe('vec2vec fast linear fit', () => {
         assert.equal(a.map.method, b.map.method);
         assert.equal(a.alpha, b.alpha);
         assert.equal(a.candidates.length, b.candidates.length);
-        a.candidates.forEach((c, i) => assert.ok(Math.abs(c.loss - b.candidates[i]!.loss) < 1e-5 * Math.max(1, b.candidates[i]!.loss)));
+        for (const [i, c] of a.candidates.entries()) assert.ok(Math.abs(c.loss - b.candidates[i]!.loss) < 1e-5 * Math.max(1, b.candidates[i]!.loss));
         assert.ok(maxAbsDiff(a.map.weight, b.map.weight) < 1e-4, `${dx}→${dy} weights differ by ${maxAbsDiff(a.map.weight, b.map.weight)}`);
       }
     }
