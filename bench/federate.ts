@@ -1,197 +1,127 @@
-// `npm run bench -- federate`: the federated query over HTTP (autocannon) on an embedded store with
-// FED_BENCH_CHUNKS chunks (default 100k) across 5 sources, embedded with the built-in GloVe model.
-// The corpus is built into .cache/bench-federate and grown on later runs up to FED_BENCH_CHUNKS (delete it to rebuild).
+// `npm run bench -- federate`: the federated query over HTTP (autocannon) on the shared benchmark corpus
+// (scripts/bench-corpus.ts: FED_BENCH_CHUNKS chunks, default 100k, across 5 sources, GloVe vectors), plus an
+// in-process breakdown of where an uncached and a cached query spend their time.
+// The cached corpus is copied to a temporary data dir first: the bench writes activity and audit rows.
 import autocannon from 'autocannon';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { BENCH_MODEL, openBenchCorpus } from '../scripts/bench-corpus.ts';
 import { loadConfig } from '../src/config/index.ts';
+import { searchPassages } from '../src/documents/index.ts';
 import { runFederatedQuery } from '../src/federation/index.ts';
-import { countDocuments, searchPassages, upsertDocuments } from '../src/documents/index.ts';
-import { ensureGloveCache } from '../src/embeddings/glove/cache.ts';
-import { decodeWordVectors } from '../src/embeddings/glove/format.ts';
 import { createRuntime } from '../src/main/runtime.ts';
 import { createLogger } from '../src/platform/log.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
 const CHUNKS = Number(process.env.FED_BENCH_CHUNKS ?? 100_000);
-const SOURCES = ['github-bench', 'jira-bench', 'slack-bench', 'notion-bench', 'confluence-bench'];
-const TYPES = ['issue', 'task', 'message', 'page', 'page'];
 const DURATION = Number(process.env.FED_BENCH_SECONDS ?? 10);
+const CONNECTIONS = 10;
 const KEY = 'atr_bench_admin_key_0123456789abcdef';
-const dir = path.resolve(import.meta.dirname, '../.cache/bench-federate');
 const log = createLogger({ level: 'silent' });
+const startLoad = os.loadavg()[0] ?? 0;
 
-// A realistic vocabulary: GloVe's words in corpus-frequency order (skipping the most frequent ones), drawn
-// with Zipf's law, so term document-frequencies look like real text and every word has a vector.
-// (Reads the embeddings module's binary cache directly: a benchmark, not domain code.)
-const table = decodeWordVectors(await fs.readFile(await ensureGloveCache(path.resolve(import.meta.dirname, '../node_modules/.cache/atrium'))));
-const VOCAB = table.words.slice(150, 40_000).filter((w) => /^[a-z]{3,}$/.test(w)).slice(0, 20_000);
-const ZIPF = (() => {
-  const cdf = new Float64Array(VOCAB.length);
-  let sum = 0;
-  for (let i = 0; i < VOCAB.length; i++) cdf[i] = sum += 1 / (i + 10);
-  return cdf.map((x) => x / sum);
-})();
-const FILLER = 'the a of to and in for with on is was we our this that from by after before during'.split(' ');
+const corpus = await openBenchCorpus({ chunks: CHUNKS, sources: 5 });
+const sources = corpus.sources.map((s) => s.id);
+const buildNote = corpus.buildNote;
+const corpusDir = corpus.dataDir;
+await corpus.close();
+const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-bench-federate-'));
+await fs.cp(corpusDir, dir, { recursive: true });
 
-function word(r: () => number): string {
-  const x = r();
-  let lo = 0;
-  let hi = ZIPF.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ZIPF[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCAB[lo]!;
-}
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function sentence(r: () => number, n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(r() < 0.35 ? FILLER[Math.floor(r() * FILLER.length)]! : word(r));
-  return out.join(' ');
-}
-
-/** Grows each source to CHUNKS / 5 documents (resumes where an earlier, possibly interrupted, run stopped). */
-async function build(): Promise<void> {
-  const rt = await runtime();
-  const started = performance.now();
-  try {
-    for (const [s, id] of SOURCES.entries()) {
-      await rt.deps.db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name, status) VALUES ($1, 'default', $2, $1, 'idle') ON CONFLICT DO NOTHING`, [
-        id,
-        id.split('-')[0],
-      ]);
-      const perSource = Math.ceil(CHUNKS / SOURCES.length);
-      const have = await countDocuments(rt.deps.db, 'default', id);
-      const r = rng(1000 * (s + 1) + have);
-      for (let off = have; off < perSource; off += 500) {
-        const docs = Array.from({ length: Math.min(500, perSource - off) }, (_, i) => ({
-          external_id: `${id}-${off + i}`,
-          title: sentence(r, 5),
-          content: `${sentence(r, 40)}.`,
-          document_type: TYPES[s]!,
-          author: `user${Math.floor(r() * 50)}`,
-          updated_at: new Date(Date.now() - r() * 120 * 86_400_000).toISOString(),
-          metadata: r() < 0.02 ? { priority: 'P1' } : {},
-        }));
-        await upsertDocuments(rt.deps, { tenantId: 'default', connectorId: id, documents: docs, embed: 'inline' });
-        console.error(`${id}: ${off + docs.length}/${perSource} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-      }
-    }
-    await fs.appendFile(path.join(dir, 'bench-built'), `grown to ${CHUNKS} chunks in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-  } finally {
-    await rt.close();
-  }
-}
-
-function runtime() {
-  const config = loadConfig({
-    ATRIUM_DATA_DIR: dir,
-    ATRIUM_ADMIN_API_KEY: KEY,
-    ATRIUM_SECRET_KEY: 'bench-secret',
-    LOG_LEVEL: 'silent',
-    ATRIUM_RATE_LIMIT_PER_MINUTE: '100000000',
-    ATRIUM_RATE_LIMIT_BURST: '10000000',
-    ATRIUM_SYNC_SCHEDULER: 'false',
-  });
-  return createRuntime(config, log);
-}
-
-type Result = autocannon.Result;
-function run(url: string, title: string, pathName: string, bodies: () => string): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url,
-        title,
-        connections: 10,
-        duration: DURATION,
-        requests: [
-          {
-            method: 'POST',
-            path: pathName,
-            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-            setupRequest: (req) => ({ ...req, body: bodies() }),
-          },
-        ],
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
-    void instance;
-  });
-}
-
-// FED_BENCH_BUILD=0 measures the corpus as it is (e.g. after an interrupted growth run).
-if (process.env.FED_BENCH_BUILD !== '0') await build();
-const buildNote = (await fs.readFile(path.join(dir, 'bench-built'), 'utf8')).trim().split('\n').join('; ');
-const rt = await runtime();
+const config = loadConfig({
+  ATRIUM_DATA_DIR: dir,
+  ATRIUM_ADMIN_API_KEY: KEY,
+  ATRIUM_SECRET_KEY: 'bench-secret',
+  LOG_LEVEL: 'silent',
+  ATRIUM_RATE_LIMIT_PER_MINUTE: '100000000',
+  ATRIUM_RATE_LIMIT_BURST: '10000000',
+  ATRIUM_SYNC_SCHEDULER: 'false',
+  ATRIUM_EMBEDDING_MODEL: BENCH_MODEL,
+});
+const rt = await createRuntime(config, log);
 const count = await rt.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
 const queries = ['payment outage', 'deploy rollback', 'customer refund', 'server cluster latency', 'security audit policy', 'hiring new staff', 'database migration', 'pricing contract renewal'];
-let i = 0;
-const rows: string[] = [];
-// Warm up (model load, caches).
-await run(address, 'warm-up', '/v1/federate', () => JSON.stringify({ query: queries[i++ % queries.length], user_id: 'warm' })).catch(() => undefined);
-const scenarios: [string, string, () => string][] = [
-  ['cached (same query and user)', '/v1/federate', () => JSON.stringify({ query: 'payment outage', user_id: 'cached-user' })],
-  [
-    'uncached (/force, 8 queries × 40 users)',
-    '/v1/federate/force',
-    () => JSON.stringify({ query: queries[i % queries.length], user_id: `user-${i++ % 40}` }),
-  ],
-  [
-    'uncached, 2 of 5 sources, max_results 5',
-    '/v1/federate/force',
-    () => JSON.stringify({ query: queries[i % queries.length], user_id: `user-${i++ % 40}`, node_ids: ['github-bench', 'slack-bench'], max_results: 5 }),
-  ],
-];
-for (const [title, p, body] of scenarios) {
-  const r = await run(address, title, p, body);
-  rows.push(
-    `| ${title} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors} |`,
-  );
-  console.error(title, r.requests.average, r.latency.p50, r.latency.p99, r.non2xx, r.errors);
+const mixed = (extra: Record<string, unknown> = {}) =>
+  Array.from({ length: 320 }, (_, k) => JSON.stringify({ query: queries[k % queries.length], user_id: `user-${k % 40}`, ...extra }));
+const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
+
+/** autocannon in a worker thread (the load generator does not share the server's event loop), bodies cycled. */
+function run(title: string, pathName: string, bodies: string[], seconds = DURATION): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: address,
+        title,
+        connections: CONNECTIONS,
+        workers: 1,
+        duration: seconds,
+        requests: bodies.map((body) => ({ method: 'POST' as const, path: pathName, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body })),
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+  });
 }
-// Where the time goes: sequential in-process calls (no HTTP), median of 20 each.
+
+// Warm up: model, caches, JIT; fills the result cache for the mixed cached scenario.
+await run('warm-up', '/v1/federate', mixed(), 5).catch(() => undefined);
+const scenarios: [string, string, string[]][] = [
+  ['cached: same query and user', '/v1/federate', [JSON.stringify({ query: 'payment outage', user_id: 'cached-user' })]],
+  ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixed()],
+  ['uncached (/force), 8 queries × 40 users, all 5 sources', '/v1/federate/force', mixed()],
+  ['uncached, 2 of 5 sources (node_ids), max_results 5', '/v1/federate/force', mixed({ node_ids: [sources[0], sources[2]], max_results: 5 })],
+  ['uncached, filters: updated in the last 30 days, type issue or message', '/v1/federate/force', mixed({ filters: { date_range: { after: monthAgo }, document_type: ['issue', 'message'] } })],
+];
+const rows: string[] = [];
+for (const [title, p, bodies] of scenarios) {
+  const cpu0 = process.cpuUsage();
+  const r = await run(title, p, bodies);
+  const cpu = process.cpuUsage(cpu0);
+  const cpuPerReq = r.requests.total > 0 ? (cpu.user + cpu.system) / 1000 / r.requests.total : 0;
+  rows.push(`| ${title} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${cpuPerReq.toFixed(1)} | ${r.non2xx + r.errors} | ${os.loadavg()[0]?.toFixed(1)} |`);
+  console.error(title, r.requests.average, r.latency.p50, r.latency.p99, cpuPerReq.toFixed(2), r.non2xx, r.errors);
+}
+
+// Where the time goes: sequential in-process calls (no HTTP), median of 20 each, wall and CPU.
 const principal = { kind: 'bootstrap' as const, id: 'bench', tenantId: 'default', userId: 'bench', permissions: new Set(['query' as const]) };
 const provider = rt.deps.embeddings?.get(rt.deps.embeddings.defaultId);
 if (!provider) throw new Error('no embedding model configured');
-async function median(f: (k: number) => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
+async function median(f: (k: number) => Promise<unknown>): Promise<[number, number]> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let k = 0; k < 20; k++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     await f(k);
-    times.push(performance.now() - t0);
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  return times.sort((a, b) => a - b)[10]!;
+  return [wall.sort((a, b) => a - b)[10]!, cpu.sort((a, b) => a - b)[10]!];
 }
 const q = (k: number) => queries[k % queries.length]!;
-const stages: [string, number][] = [
+const vec = async (k: number) => (await provider.embed([q(k)]))[0]!;
+// What the federated query asks retrieval for at the default max_results (10): twice the per-node budget.
+const LIMIT = 20;
+const stages: [string, [number, number]][] = [
   ['embed the query (GloVe)', await median((k) => provider.embed([q(k)]))],
   [
-    'hybrid retrieval alone (searchPassages, 60 passages)',
+    `hybrid retrieval, one query over all 5 sources (searchPassages, ${LIMIT} passages; what the federated query does)`,
+    await median(async (k) => searchPassages(rt.deps, { tenantId: 'default', query: q(k), queryVector: await vec(k), queryModel: provider.id, limit: LIMIT, candidates: LIMIT })),
+  ],
+  [
+    `hybrid retrieval, one query per source, 5 concurrently (${LIMIT} passages each; the per-source-deadline alternative)`,
     await median(async (k) => {
-      const [v] = await provider.embed([q(k)]);
-      return searchPassages(rt.deps, { tenantId: 'default', query: q(k), queryVector: v, queryModel: provider.id, limit: 60, candidates: 60 });
+      const v = await vec(k);
+      return Promise.all(sources.map((s) => searchPassages(rt.deps, { tenantId: 'default', query: q(k), queryVector: v, queryModel: provider.id, sources: [s], limit: LIMIT, candidates: LIMIT })));
     }),
   ],
-  ['whole federated query, uncached (force)', await median((k) => runFederatedQuery(rt.deps, principal, { query: q(k), user_id: 'seq' }, { force: true }))],
+  ['whole federated query, uncached (force)', await median((k) => runFederatedQuery(rt.deps, principal, { query: q(k), user_id: `seq-${k}` }, { force: true }))],
   ['whole federated query, cached', await median(() => runFederatedQuery(rt.deps, principal, { query: 'payment outage', user_id: 'seq-cached' }))],
 ];
 await rt.close();
+await fs.rm(dir, { recursive: true, force: true });
 
 await writeBenchSection(
   'federate',
@@ -199,23 +129,26 @@ await writeBenchSection(
 
 ${machineLine()}
 
-Corpus: ${count.rows[0]?.n ?? 0} chunks across ${SOURCES.length} local sources (synthetic text: GloVe vocabulary drawn with Zipf's law, one chunk per document, GloVe 100-d vectors),
-embedded PGlite store (ingestion log: ${buildNote}). autocannon, 10 connections, ${DURATION} s per row, the server in the same process.
-Each uncached request embeds the query, runs hybrid retrieval (BM25 + k-NN) over every selected source, ranks, and writes the
-activity row and the audit event.
+Corpus: ${count.rows[0]?.n ?? 0} chunks across ${sources.length} local sources, the shared benchmark corpus (\`scripts/bench-corpus.ts\`: synthetic
+text from GloVe's vocabulary drawn with Zipf's law, one chunk per document, GloVe 100-d vectors; ${buildNote}), embedded PGlite store.
+autocannon in a worker thread, ${CONNECTIONS} connections, ${DURATION} s per row, the server in the main thread of the same process.
+An uncached request embeds the query, runs hybrid retrieval (BM25 + k-NN) over the selected sources, ranks; every request
+(cached or not) verifies the key (remembered 2 s), reads the tenant's sources/nodes/cache generation in one query, computes
+the user's entropy from in-memory activity, ranks the candidates and queues its activity row and audit event (written in
+batches behind the response). "CPU ms/req" is the process's CPU time (server and load generator) per request.
 
-| scenario | req/s | p50 ms | p99 ms | errors |
-|---|---|---|---|---|
+| scenario | req/s | p50 ms | p99 ms | CPU ms/req | errors | load (1 min) |
+|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 Where the time goes (sequential in-process calls, no HTTP, median of 20):
 
-| stage | ms |
-|---|---|
-${stages.map(([k, v]) => `| ${k} | ${v.toFixed(1)} |`).join('\n')}
+| stage | wall ms | CPU ms |
+|---|---|---|
+${stages.map(([k, [w, c]]) => `| ${k} | ${w.toFixed(1)} | ${c.toFixed(1)} |`).join('\n')}
 
-Machine load average when this ran: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (2 cores). Errors are 504s: requests whose
-local retrieval missed the ${loadConfig({}).federation.deadlineMs} ms federation deadline under that load.
+Load average at the start: ${startLoad.toFixed(1)}; at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (2 cores). Errors are 504s: requests whose
+local retrieval missed the ${config.federation.deadlineMs} ms federation deadline under that load.
 
 Targets from issue 4: p50 ≤ 25 ms, p99 ≤ 100 ms (embedded), ≥ 200 req/s.`,
 );
