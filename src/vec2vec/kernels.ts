@@ -5,8 +5,11 @@ import { type FunctionDef, I32, V128, buildModule, op } from './wasm-asm.ts';
 
 type Precision = 'f32' | 'f64';
 
-/** C[i,j] += Σ_p A[i·sai + p·sap] · B[p·ldb + j] for an m×n tile (m % mr = 0, n % (nv·lanes) = 0, k > 0). */
-function microKernel(prec: Precision, mr: number, nv: number): FunctionDef {
+/**
+ * C[i,j] += Σ_p A[i·sai + p·sap] · B[p·ldb + j] for an m×n tile (m % mr = 0, n % (nv·lanes) = 0, k > 0).
+ * `packed`: A's mr rows of one p are adjacent (a packed panel), so they load at constant offsets.
+ */
+function microKernel(prec: Precision, mr: number, nv: number, packed = false): FunctionDef {
   const es = prec === 'f32' ? 4 : 8;
   const lanes = 16 / es;
   // Parameters (byte pointers and byte strides, except m, n, k which count elements).
@@ -37,7 +40,8 @@ function microKernel(prec: Precision, mr: number, nv: number): FunctionDef {
   emit(op.loop); // inner products
   for (let v = 0; v < nv; v++) emit(op.get(pb), op.vload(v * 16), op.set(bv(v)));
   for (let r = 0; r < mr; r++) {
-    emit(op.get(pa), op.get(ar(r)), op.add, splat(0), op.set(s));
+    if (packed) emit(op.get(pa), splat(r * es), op.set(s));
+    else emit(op.get(pa), op.get(ar(r)), op.add, splat(0), op.set(s));
     for (let v = 0; v < nv; v++) emit(op.get(acc(r, v)), op.get(s), op.get(bv(v)), vmul, vadd, op.set(acc(r, v)));
   }
   emit(op.get(pa), op.get(sap), op.add, op.set(pa), op.get(pb), op.get(ldb), op.add, op.set(pb));
@@ -46,7 +50,7 @@ function microKernel(prec: Precision, mr: number, nv: number): FunctionDef {
   emit(op.get(j), op.i32(nv * lanes), op.add, op.tee(j), op.get(n), op.ltS, op.brIf(0), op.end);
   emit(op.get(i), op.i32(mr), op.add, op.tee(i), op.get(m), op.ltS, op.brIf(0), op.end);
   return {
-    name: `${prec}_${mr}x${nv}`,
+    name: `${prec}_${mr}x${nv}${packed ? 'p' : ''}`,
     params: 10,
     locals: [
       [6 + 2 * mr, I32],
@@ -65,7 +69,7 @@ function wasmModule(): WebAssembly.Module {
   if (!compiled) {
     const fns: FunctionDef[] = [];
     for (const prec of ['f32', 'f64'] as const) {
-      fns.push(microKernel(prec, 4, WIDE[prec]), microKernel(prec, 4, 1), microKernel(prec, 1, ONE_ROW_WIDE), microKernel(prec, 1, 1));
+      fns.push(microKernel(prec, 4, WIDE[prec]), microKernel(prec, 4, WIDE[prec], true), microKernel(prec, 4, 1), microKernel(prec, 1, ONE_ROW_WIDE), microKernel(prec, 1, 1));
     }
     compiled = new WebAssembly.Module(buildModule(fns));
   }
@@ -143,13 +147,34 @@ export class Workspace {
     const rowWide = this.k[`${prec}_1x${ONE_ROW_WIDE}`]!;
     const rowNarrow = this.k[`${prec}_1x1`]!;
     const rowWidth = ONE_ROW_WIDE * lanes;
+    // Pack A's 4-row panels (p-major) when B is wide enough to repay it: the kernel then loads A at fixed offsets.
+    const pack = m4 > 0 && nWide >= 64;
+    const mark = this.top;
+    const packed = pack ? this.alloc(m4 * Math.min(KC, k) * es) : 0;
+    const packedKernel = this.k[`${prec}_4x${WIDE[prec]}p`]!;
     for (let p0 = 0; p0 < k; p0 += KC) {
       const kc = Math.min(KC, k - p0);
       const ap = a + p0 * sap * es;
       const bp = b + p0 * ldb * es;
+      if (pack) {
+        const view = prec === 'f32' ? new Float32Array(this.memory.buffer) : new Float64Array(this.memory.buffer);
+        const src = ap / es;
+        let o = packed / es;
+        for (let i0 = 0; i0 < m4; i0 += 4) {
+          for (let p = 0; p < kc; p++) {
+            const q = src + i0 * sai + p * sap;
+            view[o] = view[q]!;
+            view[o + 1] = view[q + sai]!;
+            view[o + 2] = view[q + 2 * sai]!;
+            view[o + 3] = view[q + 3 * sai]!;
+            o += 4;
+          }
+        }
+      }
       for (let j0 = 0; j0 < nWide; j0 += NC) {
         const nc = Math.min(NC, nWide - j0);
-        if (m4 > 0) big(ap, sai * es, sap * es, bp + j0 * es, ldb * es, c + j0 * es, ldc * es, m4, nc, kc);
+        if (pack) packedKernel(packed, kc * es, 4 * es, bp + j0 * es, ldb * es, c + j0 * es, ldc * es, m4, nc, kc);
+        else if (m4 > 0) big(ap, sai * es, sap * es, bp + j0 * es, ldb * es, c + j0 * es, ldc * es, m4, nc, kc);
         if (m4 < m) {
           const rows = m - m4;
           const ncw = nc - (nc % rowWidth);
@@ -180,6 +205,7 @@ export class Workspace {
         }
       }
     }
+    this.top = mark;
   }
 }
 

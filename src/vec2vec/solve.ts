@@ -12,13 +12,28 @@ const NB = 32;
 export function choleskyBlocked(ws: Workspace, a: number, n: number): void {
   const mark = ws.mark();
   try {
-    choleskyBlocks(ws, a, n, ws.alloc(NB * n * 8));
+    choleskyBlocks(ws, a, n, ws.alloc(NB * n * 8), ws.alloc(NB * n * 8), ws.alloc(NB * NB * 8));
   } finally {
     ws.release(mark);
   }
 }
 
-function choleskyBlocks(ws: Workspace, a: number, n: number, panelT: number): void {
+/** The inverse of the lower-triangular nb×nb matrix `l` (its lower triangle is read; the result is lower). */
+function lowerInverse(l: ArrayLike<number>, nb: number, out: Float64Array): Float64Array {
+  out.fill(0, 0, nb * nb);
+  for (let j = 0; j < nb; j++) {
+    out[j * nb + j] = 1 / l[j * nb + j]!;
+    for (let i = j + 1; i < nb; i++) {
+      let s = 0;
+      for (let k = j; k < i; k++) s += l[i * nb + k]! * out[k * nb + j]!;
+      out[i * nb + j] = -s / l[i * nb + i]!;
+    }
+  }
+  return out;
+}
+
+function choleskyBlocks(ws: Workspace, a: number, n: number, panelT: number, tmp: number, inv: number): void {
+  const linv = new Float64Array(NB * NB);
   const diag = new Float64Array(NB * NB);
   for (let j0 = 0; j0 < n; j0 += NB) {
     const nb = Math.min(NB, n - j0);
@@ -27,21 +42,26 @@ function choleskyBlocks(ws: Workspace, a: number, n: number, panelT: number): vo
     for (let i = 0; i < nb; i++) for (let j = 0; j <= i; j++) diag[i * nb + j] = m[(j0 + i) * n + j0 + j]!;
     cholesky(diag.subarray(0, nb * nb), nb);
     for (let i = 0; i < nb; i++) for (let j = 0; j <= i; j++) m[(j0 + i) * n + j0 + j] = diag[i * nb + j]!;
-    // Panel below: L_ij = A_ij · L_jj⁻ᵀ, row by row (forward substitution against the block).
     const r0 = j0 + nb;
-    for (let r = r0; r < n; r++) {
-      const o = r * n + j0;
+    if (r0 >= n) break;
+    // Panel below: L₂₁ = A₂₁ · L_jj⁻ᵀ as one product (A₂₁ moved to tmp, the panel zeroed, then C += tmp · L_jj⁻ᵀ).
+    const rest = n - r0;
+    lowerInverse(diag, nb, linv);
+    const it = ws.f64(inv, nb * nb);
+    for (let p = 0; p < nb; p++) for (let j = 0; j < nb; j++) it[p * nb + j] = linv[j * nb + p]!;
+    const t = ws.f64(tmp, rest * nb);
+    for (let r = 0; r < rest; r++) {
+      const o = (r0 + r) * n + j0;
       for (let j = 0; j < nb; j++) {
-        let s = m[o + j]!;
-        for (let k = 0; k < j; k++) s -= m[o + k]! * diag[j * nb + k]!;
-        m[o + j] = s / diag[j * nb + j]!;
+        t[r * nb + j] = m[o + j]!;
+        m[o + j] = 0;
       }
     }
-    if (r0 >= n) break;
+    ws.gemm('f64', rest, nb, nb, tmp, nb, 1, inv, nb, a + (r0 * n + j0) * 8, n);
     // Trailing update A₂₂ −= L₂₁ L₂₁ᵀ (lower block-triangle only), with −L₂₁ᵀ stored as nb × (n − r0).
-    const rest = n - r0;
+    const mm = ws.f64(a, n * n);
     const pt = ws.f64(panelT, nb * rest);
-    for (let r = 0; r < rest; r++) for (let j = 0; j < nb; j++) pt[j * rest + r] = -m[(r0 + r) * n + j0 + j]!;
+    for (let r = 0; r < rest; r++) for (let j = 0; j < nb; j++) pt[j * rest + r] = -mm[(r0 + r) * n + j0 + j]!;
     for (let i0 = r0; i0 < n; i0 += NB) {
       const mi = Math.min(NB, n - i0);
       const cols = i0 + mi - r0;
@@ -54,6 +74,8 @@ function choleskyBlocks(ws: Workspace, a: number, n: number, panelT: number): vo
 export function choleskySolveBlocked(ws: Workspace, l: number, n: number, b: number, m: number): void {
   const mark = ws.mark();
   const negL = ws.alloc(NB * n * 8);
+  const tmp = ws.alloc(NB * m * 8);
+  const inv = ws.alloc(NB * NB * 8);
   // Forward: L Z = B, block row by block row: B_i −= L_i,<i Z_<i, then solve the diagonal block.
   for (let i0 = 0; i0 < n; i0 += NB) {
     const nb = Math.min(NB, n - i0);
@@ -63,19 +85,7 @@ export function choleskySolveBlocked(ws: Workspace, l: number, n: number, b: num
       for (let r = 0; r < nb; r++) for (let k = 0; k < i0; k++) neg[r * i0 + k] = -lv[(i0 + r) * n + k]!;
       ws.gemm('f64', nb, m, i0, negL, i0, 1, b, m, b + i0 * m * 8, m);
     }
-    const lv = ws.f64(l, n * n);
-    const bv = ws.f64(b, n * m);
-    for (let r = i0; r < i0 + nb; r++) {
-      const or = r * m;
-      for (let k = i0; k < r; k++) {
-        const f = lv[r * n + k]!;
-        if (f === 0) continue;
-        const ok = k * m;
-        for (let j = 0; j < m; j++) bv[or + j]! -= f * bv[ok + j]!;
-      }
-      const d = lv[r * n + r]!;
-      for (let j = 0; j < m; j++) bv[or + j]! /= d;
-    }
+    diagonalSolve(ws, l, n, b, m, i0, nb, tmp, inv, false);
   }
   // Backward: Lᵀ W = Z from the last block: B_i −= (L_>i,i)ᵀ W_>i, then the diagonal block.
   const last = Math.floor((n - 1) / NB) * NB;
@@ -89,21 +99,25 @@ export function choleskySolveBlocked(ws: Workspace, l: number, n: number, b: num
       for (let p = 0; p < below; p++) for (let i = 0; i < nb; i++) neg[i * below + p] = -lv[(i0 + nb + p) * n + i0 + i]!;
       ws.gemm('f64', nb, m, below, negL, below, 1, b + (i0 + nb) * m * 8, m, b + i0 * m * 8, m);
     }
-    const lv = ws.f64(l, n * n);
-    const bv = ws.f64(b, n * m);
-    for (let r = i0 + nb - 1; r >= i0; r--) {
-      const or = r * m;
-      for (let k = r + 1; k < i0 + nb; k++) {
-        const f = lv[k * n + r]!;
-        if (f === 0) continue;
-        const ok = k * m;
-        for (let j = 0; j < m; j++) bv[or + j]! -= f * bv[ok + j]!;
-      }
-      const d = lv[r * n + r]!;
-      for (let j = 0; j < m; j++) bv[or + j]! /= d;
-    }
+    diagonalSolve(ws, l, n, b, m, i0, nb, tmp, inv, true);
   }
   ws.release(mark);
+}
+
+/**
+ * B_i ← L_ii⁻¹ B_i (or L_iiᵀ⁻¹ B_i when `transposed`) for the nb rows of B from i0, as one product with the
+ * explicit inverse of the small diagonal block (B_i moved to tmp, zeroed, then B_i += L_ii⁻¹ · tmp).
+ */
+function diagonalSolve(ws: Workspace, l: number, n: number, b: number, m: number, i0: number, nb: number, tmp: number, inv: number, transposed: boolean): void {
+  const lv = ws.f64(l, n * n);
+  const block = new Float64Array(nb * nb);
+  for (let i = 0; i < nb; i++) for (let j = 0; j <= i; j++) block[i * nb + j] = lv[(i0 + i) * n + i0 + j]!;
+  ws.f64(inv, nb * nb).set(lowerInverse(block, nb, new Float64Array(nb * nb)));
+  const rows = ws.f64(b + i0 * m * 8, nb * m);
+  ws.f64(tmp, nb * m).set(rows);
+  rows.fill(0);
+  if (transposed) ws.gemm('f64', nb, m, nb, inv, 1, nb, tmp, m, b + i0 * m * 8, m);
+  else ws.gemm('f64', nb, m, nb, inv, nb, 1, tmp, m, b + i0 * m * 8, m);
 }
 
 /**
