@@ -28,26 +28,23 @@ export async function addTermStats(tx: Queryable, tenantId: string, documentIds:
   );
   const avgdl = Number(corpus.rows[0]?.avgdl ?? 1);
   listSize = Math.max(1, Math.floor(listSize));
-  // One row per term of the batch: its df increment and its new postings; a listed term appends the
-  // postings above its floor (an unchanged list keeps its stored value: no rewrite).
+  // One row per term of the batch: its df increment and its new postings above the term's floor
+  // (all of them for a new term); a list that gains nothing keeps its stored value (no rewrite).
   const grown = await tx.query<{ term: string }>(
     `WITH up AS (
        INSERT INTO chunk_term_stats AS s (tenant_id, term, df, top_seqs, top_impacts)
-       SELECT $1, p.term, count(*), array_agg(p.seq), array_agg(p.imp)
-       FROM (SELECT u.term, c.seq, atrium_bm25_impact(u.tf, c.length, $3::float8) AS imp
+       SELECT $1, g.term, g.n,
+              CASE WHEN cur.top_floor > 0 THEN ARRAY(SELECT x FROM unnest(g.seqs, g.imps) u(x, i) WHERE i > cur.top_floor) ELSE g.seqs END,
+              CASE WHEN cur.top_floor > 0 THEN ARRAY(SELECT i FROM unnest(g.imps) i WHERE i > cur.top_floor) ELSE g.imps END
+       FROM (SELECT u.term, count(*) AS n, array_agg(c.seq) AS seqs, array_agg(atrium_bm25_impact(u.tf, c.length, $3::float8)) AS imps
              FROM chunks c, unnest(c.terms, c.tfs) u(term, tf)
-             WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[])) p
-       GROUP BY p.term ORDER BY p.term
+             WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[]) GROUP BY u.term) g
+       LEFT JOIN chunk_term_stats cur ON cur.tenant_id = $1 AND cur.term = g.term
+       ORDER BY g.term
        ON CONFLICT (tenant_id, term) DO UPDATE SET
          df = s.df + excluded.df,
-         top_seqs = CASE
-           WHEN s.top_floor = 0 THEN s.top_seqs || excluded.top_seqs
-           WHEN s.top_floor >= (SELECT max(i) FROM unnest(excluded.top_impacts) i) THEN s.top_seqs
-           ELSE s.top_seqs || ARRAY(SELECT x FROM unnest(excluded.top_seqs, excluded.top_impacts) u(x, i) WHERE i > s.top_floor) END,
-         top_impacts = CASE
-           WHEN s.top_floor = 0 THEN s.top_impacts || excluded.top_impacts
-           WHEN s.top_floor >= (SELECT max(i) FROM unnest(excluded.top_impacts) i) THEN s.top_impacts
-           ELSE s.top_impacts || ARRAY(SELECT i FROM unnest(excluded.top_impacts) i WHERE i > s.top_floor) END
+         top_seqs = CASE WHEN cardinality(excluded.top_seqs) = 0 THEN s.top_seqs ELSE s.top_seqs || excluded.top_seqs END,
+         top_impacts = CASE WHEN cardinality(excluded.top_seqs) = 0 THEN s.top_impacts ELSE s.top_impacts || excluded.top_impacts END
        RETURNING s.term, cardinality(s.top_seqs) AS n
      )
      SELECT term FROM up WHERE n > ${2 * listSize}`,
