@@ -215,13 +215,16 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
 
 function formatEval(r: EvalResult): string {
   const row = (name: string, m: ModeResult) =>
-    `${name.padEnd(22)} ${m.ndcg_at_10.toFixed(4)}   ${m.recall_at_100.toFixed(4)}   ${m.mrr_at_10.toFixed(4)}\n`;
+    `${name.padEnd(34)} ${m.ndcg_at_10.toFixed(4)}   ${m.recall_at_100.toFixed(4)}   ${m.mrr_at_10.toFixed(4)}\n`;
   let out = `${r.dataset}: ${r.docs} docs, ${r.chunks} chunks, ${r.queries} judged queries; model ${r.model ?? 'none'}\n`;
   out += `ingest ${r.ingest_seconds.toFixed(1)} s, embed ${r.embed_seconds.toFixed(1)} s; query latency p50 ${r.p50_ms.toFixed(1)} ms, p95 ${r.p95_ms.toFixed(1)} ms\n\n`;
-  out += `${'run'.padEnd(22)} nDCG@10  Recall@100  MRR@10\n`;
+  out += `${'run'.padEnd(34)} nDCG@10  Recall@100  MRR@10\n`;
   out += row(`hybrid (default)`, r);
   out += row('lexical (BM25)', r.lexical);
   if (r.vector) out += row('vector', r.vector);
-  for (const f of r.fusions) out += row(`${f.fusion}${f.alpha !== undefined ? ` α=${f.alpha}` : ''}`, f);
+  for (const f of r.fusions) {
+    const prf = f.feedback ? ` +prf(m=${f.feedback.docs},β=${f.feedback.beta})` : '';
+    out += row(`${f.fusion}${f.alpha !== undefined ? ` α=${f.alpha}` : ''}${prf}`, f);
+  }
   return out;
 }

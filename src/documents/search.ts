@@ -1,4 +1,5 @@
 import { resolveProvider } from './embed.ts';
+import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
 import { resolveSettings } from './settings.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
@@ -7,7 +8,7 @@ import { parseVector, vectorLiteral } from './vectors.ts';
 /** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
 export const DEFAULT_FUSION: FusionMethod = 'convex';
 /** Weight of the semantic score in the convex combination (docs/retrieval.md). */
-export const DEFAULT_ALPHA = 0.3;
+export const DEFAULT_ALPHA = 0.4;
 
 class Params {
   readonly values: unknown[] = [];
@@ -143,7 +144,7 @@ function impactCtes(
  */
 export async function searchPassages(deps: DocumentsDeps, req: SearchRequest): Promise<Passage[]> {
   const retrieved = await retrieveCandidates(deps, req);
-  return rankCandidates(retrieved, { fusion: req.fusion, alpha: req.alpha, limit: req.limit });
+  return rankCandidates(retrieved, { fusion: req.fusion, alpha: req.alpha, feedback: req.feedback, limit: req.limit });
 }
 
 /** The fused candidate set of one query before ranking (the eval ranks it several ways). */
@@ -272,12 +273,15 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
 /** Orders candidates by the fused score (RRF or the convex combination) and shapes passages. */
 export function rankCandidates(
   retrieved: RetrievedCandidates,
-  opts: { fusion?: FusionMethod; alpha?: number; limit: number },
+  opts: { fusion?: FusionMethod; alpha?: number; feedback?: VectorFeedback | false; limit: number },
 ): Passage[] {
   const { rows, candidates: cands, lists } = retrieved;
   const limit = Math.max(1, Math.min(1000, Math.floor(opts.limit)));
   const fusion = opts.fusion ?? DEFAULT_FUSION;
-  const fused = fusion === 'rrf' ? new Map(cands.map((c) => [c.id, rrfScore(c, lists)])) : convexScores(cands, opts.alpha ?? DEFAULT_ALPHA);
+  // Vector pseudo-relevance feedback (feedback.ts) changes only the fusion input; passages keep cos(q, c).
+  const feedback = opts.feedback ?? DEFAULT_FEEDBACK;
+  const scored = feedback && lists > 1 ? rocchioCandidates(cands, rowVectors(rows), feedback) : cands;
+  const fused = fusion === 'rrf' ? new Map(scored.map((c) => [c.id, rrfScore(c, lists)])) : convexScores(scored, opts.alpha ?? DEFAULT_ALPHA);
   const byId = new Map(rows.map((r) => [String(r.chunk_id), r]));
   const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
   return cands

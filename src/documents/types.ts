@@ -108,6 +108,8 @@ export interface SearchRequest {
   readonly fusion?: FusionMethod;
   /** Semantic weight of the convex fusion (default DEFAULT_ALPHA). */
   readonly alpha?: number;
+  /** Vector pseudo-relevance feedback before fusion (default DEFAULT_FEEDBACK, `false` = off; feedback.ts). */
+  readonly feedback?: { readonly docs: number; readonly beta: number } | false;
   /** Candidates taken from each retrieval path before fusion (default max(100, 4 × limit)). */
   readonly candidates?: number;
   /** Lexical top-k from the impact lists (default) or by scoring every matching chunk (the reference). */

@@ -5,6 +5,7 @@ import type { Logger } from '../../platform/log.ts';
 import { embedPendingChunks } from '../embed.ts';
 import { createProgress } from '../progress.ts';
 import type { Candidate } from '../fusion.ts';
+import { DEFAULT_FEEDBACK, type VectorFeedback } from '../feedback.ts';
 import { DEFAULT_ALPHA, DEFAULT_FUSION, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search.ts';
 import { storeDocuments } from '../store.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchMode } from '../types.ts';
@@ -15,6 +16,8 @@ export interface ModeResult {
   readonly mode: SearchMode;
   readonly fusion?: FusionMethod;
   readonly alpha?: number;
+  /** Vector pseudo-relevance feedback applied before fusion (feedback.ts); absent = none. */
+  readonly feedback?: VectorFeedback;
   readonly ndcg_at_10: number;
   readonly recall_at_100: number;
   readonly mrr_at_10: number;
@@ -77,7 +80,9 @@ export async function runEval(opts: {
     }
     const chunks = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks')).rows[0]?.n ?? 0);
     const scored = await scoreQueries(deps, judged, qrels, model, opts.quiet);
-    const hybrid = model ? scored.variants.find((v) => v.fusion === DEFAULT_FUSION && (v.alpha ?? DEFAULT_ALPHA) === DEFAULT_ALPHA) ?? scored.lexical : scored.lexical;
+    const isDefault = (v: ModeResult) =>
+      v.fusion === DEFAULT_FUSION && (v.alpha ?? DEFAULT_ALPHA) === DEFAULT_ALPHA && sameFeedback(v.feedback, DEFAULT_FEEDBACK);
+    const hybrid = model ? (scored.variants.find(isDefault) ?? scored.lexical) : scored.lexical;
     const lexical = scored.lexical;
     const vector = scored.vector;
     const fusions = scored.variants;
@@ -108,6 +113,11 @@ interface Acc {
 }
 
 const ALPHAS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+/** Feedback settings ranked at the default α, so the default's choice is visible on every data set. */
+const FEEDBACKS: readonly VectorFeedback[] = [3, 5, 10].flatMap((docs) => [0.5, 1, 2].map((beta) => ({ docs, beta })));
+
+const sameFeedback = (a: VectorFeedback | false | undefined, b: VectorFeedback | false | undefined) =>
+  (a || undefined)?.docs === (b || undefined)?.docs && (a || undefined)?.beta === (b || undefined)?.beta;
 
 /** Documents ranked by their best passage. */
 function docRanking(passages: readonly Passage[]): string[] {
@@ -132,18 +142,41 @@ async function scoreQueries(
   model: string | null,
   quiet?: boolean,
 ): Promise<{ lexical: ModeResult; vector: ModeResult | null; variants: ModeResult[] }> {
-  type Variant = { key: string; mode: SearchMode; fusion?: FusionMethod; alpha?: number; rank: (r: RetrievedCandidates) => Passage[] };
+  type Variant = {
+    key: string;
+    mode: SearchMode;
+    fusion?: FusionMethod;
+    alpha?: number;
+    feedback?: VectorFeedback;
+    rank: (r: RetrievedCandidates) => Passage[];
+  };
   const limit = 300;
   const only = (keep: (c: Candidate) => boolean, score: (c: Candidate) => number) => (r: RetrievedCandidates): Passage[] => {
     const ids = new Set(r.candidates.filter(keep).map((c) => c.id));
     const sub = { ...r, candidates: r.candidates.filter((c) => ids.has(c.id)).map((c) => ({ ...c, lexical: score(c), semantic: null, vecRank: null, lexRank: 1 })) };
-    return rankCandidates(sub, { fusion: 'convex', alpha: 0, limit });
+    return rankCandidates(sub, { fusion: 'convex', alpha: 0, feedback: false, limit });
   };
   const variants: Variant[] = [{ key: 'lexical', mode: 'lexical', rank: only((c) => c.lexRank !== null, (c) => c.lexical ?? 0) }];
   if (model) {
     variants.push({ key: 'vector', mode: 'vector', rank: only((c) => c.vecRank !== null, (c) => 1 + (c.semantic ?? -1)) });
-    variants.push({ key: 'rrf', mode: 'hybrid', fusion: 'rrf', rank: (r) => rankCandidates(r, { fusion: 'rrf', limit }) });
-    for (const alpha of ALPHAS) variants.push({ key: `convex-${alpha}`, mode: 'hybrid', fusion: 'convex', alpha, rank: (r) => rankCandidates(r, { fusion: 'convex', alpha, limit }) });
+    variants.push({ key: 'rrf', mode: 'hybrid', fusion: 'rrf', rank: (r) => rankCandidates(r, { fusion: 'rrf', feedback: false, limit }) });
+    variants.push({ key: 'rrf+prf', mode: 'hybrid', fusion: 'rrf', feedback: DEFAULT_FEEDBACK, rank: (r) => rankCandidates(r, { fusion: 'rrf', feedback: DEFAULT_FEEDBACK, limit }) });
+    for (const alpha of ALPHAS) {
+      variants.push({ key: `convex-${alpha}`, mode: 'hybrid', fusion: 'convex', alpha, rank: (r) => rankCandidates(r, { fusion: 'convex', alpha, feedback: false, limit }) });
+      variants.push({
+        key: `convex-${alpha}+prf`,
+        mode: 'hybrid',
+        fusion: 'convex',
+        alpha,
+        feedback: DEFAULT_FEEDBACK,
+        rank: (r) => rankCandidates(r, { fusion: 'convex', alpha, feedback: DEFAULT_FEEDBACK, limit }),
+      });
+    }
+    for (const fb of FEEDBACKS) {
+      if (sameFeedback(fb, DEFAULT_FEEDBACK)) continue;
+      const opts = { fusion: 'convex' as const, alpha: DEFAULT_ALPHA, feedback: fb };
+      variants.push({ key: `convex-${DEFAULT_ALPHA}+prf-${fb.docs}-${fb.beta}`, mode: 'hybrid', ...opts, rank: (r) => rankCandidates(r, { ...opts, limit }) });
+    }
   }
   const acc = new Map<string, Acc>(variants.map((v) => [v.key, { ndcg: [], recall: [], mrr: [] }]));
   const lat: number[] = [];
@@ -171,6 +204,7 @@ async function scoreQueries(
       mode: v.mode,
       ...(v.fusion ? { fusion: v.fusion } : {}),
       ...(v.alpha !== undefined ? { alpha: v.alpha } : {}),
+      ...(v.feedback ? { feedback: v.feedback } : {}),
       ndcg_at_10: round(mean(a.ndcg)),
       recall_at_100: round(mean(a.recall)),
       mrr_at_10: round(mean(a.mrr)),
