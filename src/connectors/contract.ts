@@ -65,10 +65,18 @@ export interface WebhookCapability<C, S> {
   handshake?(payload: unknown): { challenge: string } | null;
   /** Answer within this many ms even when applying is not finished (the vendor retries after a deadline); the rest completes in the background. */
   readonly ackWithinMs?: number;
+  /** The delivery's event name as the vendor states it (headers or payload), for answers that apply nothing (paused connector). */
+  eventName?(input: { headers: Record<string, string | undefined>; payload: unknown }): string;
   /** Verifies the vendor's signature over the raw body (and timestamp window where the vendor has one). */
   verify(input: { headers: Record<string, string | undefined>; rawBody: string; secret: string; now: Date }): Promise<WebhookVerification>;
-  /** Maps a verified delivery to documents to upsert and external ids to delete. */
-  changes(ctx: SourceContext<C, S>, input: { headers: Record<string, string | undefined>; payload: unknown }): Promise<{ documents: SourceDocument[]; deleted: string[]; event: string }>;
+  /**
+   * Maps a verified delivery to documents to upsert and external ids to delete. `deferred`: applied later by the
+   * durable `connector.webhook` job (acknowledged at the deadline), so the payload may be stale — read the vendor's current state.
+   */
+  changes(
+    ctx: SourceContext<C, S>,
+    input: { headers: Record<string, string | undefined>; payload: unknown; deferred?: boolean },
+  ): Promise<{ documents: SourceDocument[]; deleted: string[]; event: string }>;
 }
 
 export interface ActionDefinition<C, S> {

@@ -14,5 +14,5 @@ export {
   listConnectors,
   updateConnectorFields,
 } from './store.ts';
-export { enableWebhook, receiveWebhook, webhookDeliveryPath, type WebhookOutcome } from './webhooks.ts';
+export { createWebhookJobHandler, enableWebhook, receiveWebhook, WEBHOOK_JOB_KIND, webhookDeliveryPath, type WebhookOutcome } from './webhooks.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';

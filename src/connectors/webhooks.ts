@@ -1,10 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
-import { buildSourceContext } from '../sync/context.ts';
+import { enqueueJob, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
+import { buildSourceContext, findVendorError, shareRateLimit } from '../sync/context.ts';
+import { rateLimitDelayMs } from '../sync/limits.ts';
+import { VendorAuthError, VendorRateLimitedError } from '../sync/vendor-errors.ts';
 import { getKind } from './catalog.ts';
 import type { AnyKind } from './contract.ts';
 import type { ConnectorDeps } from './deps.ts';
@@ -42,7 +46,7 @@ export async function enableWebhook(deps: ConnectorDeps, principal: Principal, c
 export type WebhookOutcome =
   | { status: 'applied'; event: string; upserted: number; deleted: number }
   | { status: 'ignored'; event: string; reason: string }
-  | { status: 'accepted'; event: string; reason: string }
+  | { status: 'accepted'; event: string; reason: string; job_id: string }
   | { status: 'challenge'; challenge: string }
   | { status: 'rejected'; reason: string };
 
@@ -78,13 +82,63 @@ export async function receiveWebhook(
   }
   const handshake = kind.webhook.handshake?.(payload);
   if (handshake) return { status: 'challenge', challenge: handshake.challenge };
-  if (c.status === 'paused' || c.status === 'disconnected' || c.status === 'connecting') {
-    return { status: 'ignored', event: input.headers['x-github-event'] ?? 'unknown', reason: `connector is ${c.status}` };
-  }
   const webhook = kind.webhook;
-  const apply = async (): Promise<WebhookOutcome> => {
-    const source = await buildSourceContext(deps, c, kind, { signal: AbortSignal.timeout(webhook.ackWithinMs ? 300_000 : 30_000), log: input.log });
-    const changes = await webhook.changes(source, { headers: input.headers, payload });
+  if (c.status === 'paused' || c.status === 'disconnected' || c.status === 'connecting') {
+    // The vendor's own event name (Slack/Linear name it in the payload; GitHub in its x-github-event header).
+    const event = webhook.eventName?.({ headers: input.headers, payload }) ?? input.headers['x-github-event'] ?? 'unknown';
+    return { status: 'ignored', event, reason: `connector is ${c.status}` };
+  }
+  if (!webhook.ackWithinMs) return applyDelivery(deps, c, kind, { headers: input.headers, payload, signal: AbortSignal.timeout(30_000), log: input.log });
+  // The vendor retries a delivery it has no answer to by its deadline: answer in time. What is not applied by then
+  // goes to a durable job (committed before we answer), so an acknowledged event survives this process dying.
+  const controller = new AbortController();
+  const running = applyDelivery(deps, c, kind, { headers: input.headers, payload, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(300_000)]), log: input.log });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), webhook.ackWithinMs);
+  });
+  const first = await Promise.race([running, late]).finally(() => clearTimeout(timer));
+  if (first !== 'late') return first;
+  const { job, created } = await enqueueJob(deps.db, {
+    tenantId: c.tenantId,
+    kind: WEBHOOK_JOB_KIND,
+    payload: { connectorId: c.id, headers: storableHeaders(input.headers), payload: payload as Record<string, unknown> },
+    // A vendor's retry of the same delivery while the job waits joins it.
+    dedupeKey: `webhook:${c.id}:${createHash('sha256').update(input.rawBody).digest('hex')}`,
+  });
+  // The in-process attempt stops before writing anything more; the job applies the delivery (idempotently).
+  controller.abort(new Error('handed to the durable webhook job'));
+  running.catch(() => undefined);
+  input.log.info({ connectorId: c.id, jobId: job.id, created }, 'webhook delivery handed to a durable job after the acknowledgement deadline');
+  return { status: 'accepted', event: 'pending', reason: `still applying after ${webhook.ackWithinMs} ms; queued as job ${job.id}`, job_id: job.id };
+}
+
+/** Delivery headers a job may keep: no signatures, cookies or authorization (a job row holds no secret or proof). */
+function storableHeaders(headers: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v !== undefined && !/signature|authorization|cookie|token|secret/i.test(k)) out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Applies a verified delivery: the kind maps it to documents and deletions, which are written idempotently
+ * (upserts on external_id). A vendor 429 met here blocks the connector in every process (shared bucket).
+ */
+async function applyDelivery(
+  deps: ConnectorDeps,
+  c: ConnectorRecord,
+  kind: AnyKind,
+  input: { headers: Record<string, string | undefined>; payload: unknown; deferred?: boolean; signal: AbortSignal; log: Logger },
+): Promise<WebhookOutcome> {
+  const webhook = kind.webhook;
+  if (!webhook) throw new Error(`'${c.type}' connectors do not receive webhooks`);
+  try {
+    const source = await buildSourceContext(deps, c, kind, { signal: input.signal, log: input.log });
+    const changes = await webhook.changes(source, { headers: input.headers, payload: input.payload, deferred: input.deferred });
+    // Handed to the durable job meanwhile: write nothing more here.
+    input.signal.throwIfAborted();
     const store = deps.connectorDocuments;
     if (!store) throw new Error('no document store composed');
     let upserted = 0;
@@ -96,19 +150,35 @@ export async function receiveWebhook(
     if (changes.deleted.length > 0) deleted = await store.remove({ tenantId: c.tenantId, connectorId: c.id, externalIds: changes.deleted });
     if (changes.documents.length === 0 && changes.deleted.length === 0) return { status: 'ignored', event: changes.event, reason: 'event carries no documents' };
     return { status: 'applied', event: changes.event, upserted, deleted };
+  } catch (err) {
+    if (!input.signal.aborted) await shareRateLimit(deps.db, c, err);
+    throw err;
+  }
+}
+
+export const WEBHOOK_JOB_KIND = 'connector.webhook';
+const webhookJobSchema = z.object({ connectorId: z.string(), headers: z.record(z.string(), z.string()), payload: z.unknown() });
+
+/**
+ * The `connector.webhook` job: a delivery acknowledged at the vendor's deadline, applied by a worker with the same
+ * code as inline deliveries (`deferred`: the kind reads the vendor's current state). Idempotent, so a re-leased job
+ * (its worker died) applies it again harmlessly. A vendor 429 retries after its Retry-After.
+ */
+export function createWebhookJobHandler(deps: ConnectorDeps) {
+  return async (ctx: JobContext): Promise<unknown> => {
+    const p = webhookJobSchema.parse(ctx.job.payload);
+    const c = await getConnector(deps.db, ctx.job.tenantId, p.connectorId);
+    if (!c) return { skipped: 'connector deleted' };
+    if (c.status === 'paused' || c.status === 'disconnected' || c.status === 'connecting') return { skipped: `connector is ${c.status}` };
+    const kind = getKind(c.type);
+    if (!kind?.webhook) throw new NonRetriableError(`'${c.type}' connectors do not receive webhooks`);
+    try {
+      return await applyDelivery(deps, c, kind, { headers: p.headers, payload: p.payload, deferred: true, signal: ctx.signal, log: ctx.log });
+    } catch (err) {
+      const vendor = findVendorError(err);
+      if (vendor instanceof VendorRateLimitedError) throw new RetryAfterError('vendor rate limited', rateLimitDelayMs(ctx.job.attempts, vendor.retryAfterMs));
+      if (vendor instanceof VendorAuthError) throw new NonRetriableError(`the vendor rejected the credentials: ${vendor.message}`);
+      throw err;
+    }
   };
-  if (!webhook.ackWithinMs) return apply();
-  // The vendor retries a delivery it has no answer to by its deadline: answer in time, finish in the background.
-  const running = apply();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), webhook.ackWithinMs);
-  });
-  const first = await Promise.race([running, late]).finally(() => clearTimeout(timer));
-  if (first !== 'late') return first;
-  running.then(
-    (o) => input.log.info({ connectorId: c.id, outcome: o }, 'webhook delivery applied after the acknowledgement'),
-    (err: unknown) => input.log.error({ connectorId: c.id, err }, 'webhook delivery failed after the acknowledgement'),
-  );
-  return { status: 'accepted', event: 'pending', reason: `still applying after ${webhook.ackWithinMs} ms; finishing in the background` };
 }

@@ -12,7 +12,7 @@ import { createFederationService } from '../federation/index.ts';
 import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
 import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
 import { createSyncHandler, createValidateHandler, documentStoreFor, SYNC_JOB_KIND, VALIDATE_JOB_KIND, withScheduler } from '../sync/index.ts';
-import { setFilesystemRoots } from '../connectors/index.ts';
+import { createWebhookJobHandler, setFilesystemRoots, WEBHOOK_JOB_KIND } from '../connectors/index.ts';
 
 export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, log);
@@ -55,6 +55,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
     setFilesystemRoots(config.connectors.filesystemRoots);
     handlers.set(SYNC_JOB_KIND, createSyncHandler(deps));
     handlers.set(VALIDATE_JOB_KIND, createValidateHandler(deps));
+    handlers.set(WEBHOOK_JOB_KIND, createWebhookJobHandler(deps));
     handlers.set(TRAIN_JOB_KIND, createTrainJobHandler(deps));
     const baseWorker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
     const worker = config.connectors.scheduler ? withScheduler(baseWorker, deps) : baseWorker;

@@ -3,12 +3,11 @@ import type { AnyKind, SourceContext } from '../connectors/contract.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
 import { currentOAuthTokens } from '../connectors/oauth/flow.ts';
 import type { ConnectorRecord } from '../connectors/store.ts';
-import { createBuckets, effectiveLimits, takeToken, type WindowBucket } from './limits.ts';
+import type { Queryable } from '../platform/db/executor.ts';
+import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
+import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
 import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
 export { rateLimitFromResponse } from './vendor-errors.ts';
-
-/** In-process token buckets per connector (one worker process; documented: N workers allow N × the rate). */
-const buckets = new Map<string, { signature: string; buckets: WindowBucket[] }>();
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -26,21 +25,38 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 export { sleep as abortableSleep };
 
-export function connectorAcquire(connector: ConnectorRecord, kind: AnyKind, signal: AbortSignal): () => Promise<void> {
+export interface AcquireOptions {
+  /** Called when a wait is a vendor 429's block stored by any process (the sync engine shows `rate_limited`). */
+  readonly onBlocked?: (waitMs: number) => Promise<void>;
+  /** Called when a blocked wait is over. */
+  readonly onUnblocked?: () => Promise<void>;
+  /** A fake clock for tests (ms); by default the database's clock. */
+  readonly nowMs?: () => number;
+}
+
+/**
+ * Waits for a token of the connector's bucket, shared by every process through the database (rate-buckets.ts):
+ * one statement per vendor request; while the bucket is dry or a vendor 429 blocks the connector, sleeps the
+ * answered wait and asks again. Kinds with no limits (filesystem) skip the database.
+ */
+export function connectorAcquire(db: Queryable, connector: ConnectorRecord, kind: AnyKind, signal: AbortSignal, opts: AcquireOptions = {}): () => Promise<void> {
   const limits = effectiveLimits(connector.settings, kind.vendorLimits);
-  const signature = JSON.stringify(limits);
-  const key = `${connector.tenantId}/${connector.id}`;
-  let entry = buckets.get(key);
-  if (!entry || entry.signature !== signature) {
-    entry = { signature, buckets: createBuckets(limits, Date.now()) };
-    buckets.set(key, entry);
-  }
-  const state = entry;
+  const key = { tenantId: connector.tenantId, connectorId: connector.id };
+  if (unlimited(limits)) return async () => {};
   return async () => {
+    let blocked = false;
     for (;;) {
-      const wait = takeToken(state.buckets, Date.now());
-      if (wait === 0) return;
-      await sleep(wait, signal);
+      if (signal.aborted) throw signal.reason;
+      const r = await takeConnectorToken(db, key, limits, opts.nowMs?.());
+      if (r.waitMs === 0) {
+        if (blocked) await opts.onUnblocked?.();
+        return;
+      }
+      if (r.blocked && !blocked) {
+        blocked = true;
+        await opts.onBlocked?.(r.waitMs);
+      }
+      await sleep(r.waitMs, signal);
     }
   };
 }
@@ -66,12 +82,23 @@ export function findVendorError(err: unknown): VendorRateLimitedError | VendorAu
   return null;
 }
 
+/**
+ * When `err` is a vendor rate limit, blocks the connector in every process for its Retry-After (else one backoff
+ * step) and returns it; otherwise returns null. For callers outside the sync engine (webhooks, actions, validation).
+ */
+export async function shareRateLimit(db: Queryable, connector: { tenantId: string; id: string }, err: unknown): Promise<VendorRateLimitedError | null> {
+  const vendor = findVendorError(err);
+  if (!(vendor instanceof VendorRateLimitedError)) return null;
+  await blockConnector(db, { tenantId: connector.tenantId, connectorId: connector.id }, rateLimitDelayMs(1, vendor.retryAfterMs));
+  return vendor;
+}
+
 /** Opens the connector's sealed credentials (and OAuth tokens, refreshed when near expiry) into the kind's context. */
 export async function buildSourceContext(
   deps: ConnectorDeps,
   connector: ConnectorRecord,
   kind: AnyKind,
-  opts: { signal: AbortSignal; log: Logger },
+  opts: { signal: AbortSignal; log: Logger; acquire?: AcquireOptions },
 ): Promise<SourceContext<unknown, unknown>> {
   const stored = connector.credentialsEnc ? (JSON.parse(deps.secrets.open(connector.credentialsEnc)) as Record<string, unknown>) : {};
   const now = deps.clock.now();
@@ -79,7 +106,7 @@ export async function buildSourceContext(
   const merged = tokens ? { ...stored, access_token: tokens.access_token } : stored;
   const credentials = kind.credentials.safeParse(merged);
   if (!credentials.success) throw new VendorAuthError('stored credentials no longer match the connector kind: supply new credentials');
-  const acquire = connectorAcquire(connector, kind, opts.signal);
+  const acquire = connectorAcquire(deps.db, connector, kind, opts.signal, opts.acquire);
   return {
     connectorId: connector.id,
     tenantId: connector.tenantId,

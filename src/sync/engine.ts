@@ -7,6 +7,7 @@ import { JobCancelledError, type JobContext, NonRetriableError, RetryAfterError 
 import { Ops } from '../platform/operations.ts';
 import { abortableSleep, buildSourceContext, findVendorError } from './context.ts';
 import { rateLimitDelayMs } from './limits.ts';
+import { blockConnector } from './rate-buckets.ts';
 import { addRunCounts, finishRun, markSeen, seenIds } from './runs.ts';
 import { nextFullAt, nextIncrementalAt, scheduleFor } from './schedule.ts';
 import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
@@ -63,7 +64,24 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
     };
 
     try {
-      const source = await buildSourceContext(deps, connector, kind, { signal: ctx.signal, log: ctx.log });
+      let blockedWaits = 0;
+      const source = await buildSourceContext(deps, connector, kind, {
+        signal: ctx.signal,
+        log: ctx.log,
+        acquire: {
+          // Another process (a webhook, an action, another sync) met the vendor's 429: wait it out as rate_limited too.
+          onBlocked: async (waitMs) => {
+            const until = new Date(deps.clock.now().getTime() + waitMs);
+            const moved = await applyTransition(deps.db, tenantId, connectorId, 'vendor_rate_limited', { reason: `vendor rate limit: retrying at ${until.toISOString()}`, rateLimitedUntil: until });
+            if (moved.ok) blockedWaits++;
+            await addRunCounts(deps.db, runId, { rateLimitedWaits: 1 });
+          },
+          onUnblocked: async () => {
+            if (blockedWaits > 0) await applyTransition(deps.db, tenantId, connectorId, 'rate_limit_cleared', { rateLimitedUntil: null });
+            blockedWaits = 0;
+          },
+        },
+      });
       const saved = checkpointSchema.safeParse(ctx.job.checkpoint);
       let page: unknown;
       let cursor: unknown;
@@ -91,6 +109,8 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
           limitedAttempt++;
           const delay = rateLimitDelayMs(limitedAttempt, vendor.retryAfterMs, opts.random);
           const until = new Date(deps.clock.now().getTime() + delay);
+          // Every process using this connector waits too (webhooks, actions, other syncs): stored in its shared bucket.
+          await blockConnector(deps.db, { tenantId, connectorId }, delay);
           await applyTransition(deps.db, tenantId, connectorId, 'vendor_rate_limited', { reason: `vendor rate limit: retrying at ${until.toISOString()}`, rateLimitedUntil: until });
           await addRunCounts(deps.db, runId, { rateLimitedWaits: 1 });
           ctx.log.info({ connectorId, delayMs: delay, attempt: limitedAttempt }, 'vendor rate limited; waiting');

@@ -3,7 +3,7 @@ import { getKind } from '../connectors/catalog.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
 import { applyTransition, getConnector } from '../connectors/store.ts';
 import type { JobContext } from '../platform/jobs/index.ts';
-import { buildSourceContext, findVendorError } from './context.ts';
+import { buildSourceContext, findVendorError, shareRateLimit } from './context.ts';
 import { VendorAuthError } from './vendor-errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string() });
@@ -30,6 +30,7 @@ export function createValidateHandler(deps: ConnectorDeps) {
       }
       throw new VendorAuthError(check.message);
     } catch (err) {
+      await shareRateLimit(deps.db, connector, err);
       const vendor = findVendorError(err);
       const final = vendor instanceof VendorAuthError || ctx.job.attempts >= ctx.job.maxAttempts;
       if (!final) throw err;

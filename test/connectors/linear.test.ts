@@ -149,6 +149,18 @@ describe('linear connector against the fake Linear GraphQL API', () => {
       });
     };
 
+    it('while the connector is paused a delivery is ignored and named by its Linear type and action', async () => {
+      const paused = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/pause`, headers: t.admin });
+      assert.equal(paused.json().status, 'paused', paused.body);
+      try {
+        const r = await deliver(envelope('Comment', 'create', { id: 'paused-comment', body: 'x' }));
+        assert.equal(r.statusCode, 202, r.body);
+        assert.deepEqual(r.json(), { status: 'ignored', event: 'Comment.create', reason: 'connector is paused' });
+      } finally {
+        await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/resume`, headers: t.admin });
+      }
+    });
+
     it('signs like Linear: the SDK verifies our test signature', () => {
       const body = JSON.stringify(envelope('Issue', 'update', { id: 'x' }, Date.now()));
       assert.equal(new LinearWebhookClient(secret).verify(Buffer.from(body), linearSignature(secret, body)), true);

@@ -189,18 +189,54 @@ describe('slack Events API webhooks', () => {
     assert.equal(twice.json().upserted, 0, 'a repeated delivery changes nothing');
   });
 
-  it('answers before Slack’s 3 s deadline when Slack is slow, and finishes in the background', async () => {
+  it('answers before Slack’s 3 s deadline when Slack is slow and hands the event to a durable job; the answering process stops there', async () => {
     const ts = nextTs();
     enrique.messages.push({ ts, user: user().id, text: 'Slow path message' });
     slack.slowNext(1, 3_500);
-    const r = await deliver(envelope({ type: 'message', channel: enrique.id, user: user().id, text: 'Slow path message', ts, event_ts: ts, channel_type: 'channel' }), {
-      headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' },
-    });
+    const ev = envelope({ type: 'message', channel: enrique.id, user: user().id, text: 'Slow path message', ts, event_ts: ts, channel_type: 'channel' });
+    const r = await deliver(ev, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });
     assert.equal(r.statusCode, 202, r.body);
     // 'accepted' = answered on the 2.5 s deadline while Slack (3.5 s) was still being asked; no wall-clock assertion.
     assert.equal(r.json().status, 'accepted');
-    for (let i = 0; i < 100 && !(await doc(`msg:${enrique.id}:${ts}`)); i++) await new Promise((res) => setTimeout(res, 100));
+    const jobId = r.json().job_id as string;
+    const job = (await t.db.query<{ kind: string; status: string; payload: { connectorId: string; headers: Record<string, string>; payload: { event: { ts: string } } } }>('SELECT kind, status, payload FROM jobs WHERE id = $1', [jobId])).rows[0];
+    assert.ok(job, 'the acknowledged delivery is a job row before the answer');
+    assert.equal(job.kind, 'connector.webhook');
+    assert.equal(job.status, 'queued');
+    assert.equal(job.payload.connectorId, id);
+    assert.equal(job.payload.payload.event.ts, ts);
+    assert.equal(job.payload.headers['x-slack-signature'], undefined, 'no signature is kept in the job');
+    assert.equal(job.payload.headers['x-slack-retry-num'], '1');
+    // Slack retries the same delivery meanwhile (another deadline miss): it joins the queued job.
+    slack.slowNext(1, 3_500);
+    const retry = await deliver(ev, { headers: { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' } });
+    if (retry.json().status === 'accepted') assert.equal(retry.json().job_id, jobId);
+    // The answering process abandoned its attempt (as if it had died): after Slack's slow answers nothing is stored.
+    await new Promise((res) => setTimeout(res, 4_500));
+    if (retry.json().status !== 'applied') assert.equal(await doc(`msg:${enrique.id}:${ts}`), undefined);
+    // A worker (any process) applies the job with the same code.
+    await worker.drain();
     assert.equal((await doc(`msg:${enrique.id}:${ts}`))?.content, 'Slow path message');
+    const done = (await t.db.query<{ status: string; result: { status: string; event: string } }>('SELECT status, result FROM jobs WHERE id = $1', [jobId])).rows[0];
+    assert.equal(done?.status, 'completed');
+    assert.equal(done?.result.event, 'message');
+  });
+
+  it('a deferred delivery applies Slack’s current state (idempotent): a message deleted before the worker ran is not stored', async () => {
+    const ts = nextTs();
+    enrique.messages.push({ ts, user: user().id, text: 'Deleted before the worker' });
+    slack.slowNext(1, 3_500);
+    // Not a retry: the (slow) call Slack is asked is users.info for a mentioned user.
+    const text = 'Deleted before the worker, cc <@U0NOBODY1>';
+    enrique.messages[enrique.messages.length - 1] = { ts, user: user().id, text };
+    const r = await deliver(envelope({ type: 'message', channel: enrique.id, user: user().id, text, ts, event_ts: ts, channel_type: 'channel' }));
+    assert.equal(r.json().status, 'accepted', r.body);
+    enrique.messages.pop();
+    await new Promise((res) => setTimeout(res, 4_000));
+    await worker.drain();
+    assert.equal(await doc(`msg:${enrique.id}:${ts}`), undefined);
+    const job = (await t.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM jobs WHERE id = $1', [r.json().job_id])).rows[0];
+    assert.equal(job?.status, 'completed');
   });
 
   it('ignores channels outside the settings, private channels without sync_private, and housekeeping messages', async () => {
@@ -251,11 +287,27 @@ describe('slack Events API webhooks', () => {
     );
     assert.equal(r.statusCode, 202, r.body);
     assert.ok(['applied', 'accepted'].includes(r.json().status), r.body);
+    if (r.json().status === 'accepted') await worker.drain();
     const titles = async () =>
       (await t.db.query<{ title: string; channel: string }>("SELECT title, metadata->>'channel' AS channel FROM documents WHERE source_node = $1", [id])).rows;
     for (let i = 0; i < 100 && (await titles()).some((x) => x.channel !== 'enrique-renamed'); i++) await new Promise((res) => setTimeout(res, 100));
     const rows = await titles();
     assert.ok(rows.length > 20);
     assert.ok(rows.every((x) => x.channel === 'enrique-renamed' && x.title.startsWith('#enrique-renamed')), JSON.stringify(rows.slice(0, 3)));
+  });
+
+  it('while the connector is paused a delivery is ignored and named by its Slack event', async () => {
+    const paused = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/pause`, headers: t.admin });
+    assert.equal(paused.json().status, 'paused', paused.body);
+    try {
+      const ts = nextTs();
+      const r = await deliver(envelope({ type: 'message', subtype: 'message_deleted', channel: enrique.id, deleted_ts: ts, ts: nextTs(), channel_type: 'channel' }));
+      assert.equal(r.statusCode, 202, r.body);
+      assert.deepEqual(r.json(), { status: 'ignored', event: 'message.message_deleted', reason: 'connector is paused' });
+      const rename = await deliver(envelope({ type: 'channel_rename', channel: { id: enrique.id, name: 'x' }, event_ts: nextTs() }));
+      assert.equal(rename.json().event, 'channel_rename');
+    } finally {
+      await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/resume`, headers: t.admin });
+    }
   });
 });

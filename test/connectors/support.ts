@@ -1,3 +1,4 @@
+import { createWebhookJobHandler, WEBHOOK_JOB_KIND } from '../../src/connectors/index.ts';
 import type { App, AppDeps } from '../../src/http/index.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
@@ -5,7 +6,7 @@ import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_K
 import { silentLog } from '../support/db.ts';
 
 /**
- * A worker that runs only the connector jobs (validation and sync): embedding jobs queued by the
+ * A worker that runs only the connector jobs (validation, sync, deferred webhook deliveries): embedding jobs queued by the
  * documents module are not the connector suites' concern, and a real-model embed would slow them down.
  */
 export function connectorWorker(t: { db: DatabaseExecutor; deps: AppDeps }, opts: { pollMs?: number } = {}): Worker {
@@ -15,6 +16,7 @@ export function connectorWorker(t: { db: DatabaseExecutor; deps: AppDeps }, opts
     handlers: new Map([
       [SYNC_JOB_KIND, createSyncHandler(t.deps)],
       [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
+      [WEBHOOK_JOB_KIND, createWebhookJobHandler(t.deps)],
     ]),
     concurrency: 1,
     pollMs: opts.pollMs ?? 50,

@@ -2,7 +2,7 @@ import type { Principal } from '../../access/index.ts';
 import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
-import { buildSourceContext, findVendorError } from '../../sync/context.ts';
+import { buildSourceContext, findVendorError, shareRateLimit } from '../../sync/context.ts';
 import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
 import { getKind } from '../catalog.ts';
 import type { ConnectorDeps } from '../deps.ts';
@@ -73,6 +73,8 @@ export async function executeAction(deps: ConnectorDeps, principal: Principal, c
     try {
       out = { ...v.call, status: 'succeeded', result: await v.run.run(source, v.call.parameters) };
     } catch (err) {
+      // A vendor 429 here blocks the connector in every process (syncs and webhooks wait it out too).
+      await shareRateLimit(deps.db, c, err);
       const vendor = findVendorError(err);
       const message =
         vendor instanceof VendorAuthError

@@ -96,6 +96,10 @@ async function workspaceUrl(ctx: Ctx): Promise<string> {
  */
 export const linearWebhook: WebhookCapability<LinearCredentials, LinearSettings> = {
   events: Object.keys(TYPES),
+  eventName({ payload }) {
+    const p = payload as { action?: string; type?: string };
+    return p.type ? `${p.type}.${p.action ?? ''}` : 'unknown';
+  },
   async verify({ headers, rawBody, secret, now }) {
     return verifyLinearDelivery({ signature: headers['linear-signature'], rawBody, secret, now });
   },

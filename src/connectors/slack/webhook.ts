@@ -10,7 +10,7 @@ type Ctx = SourceContext<SlackCredentials, SlackSettings>;
 
 /** Slack's documented replay window: refuse requests whose X-Slack-Request-Timestamp is more than 5 minutes off. */
 export const SLACK_TOLERANCE_S = 300;
-/** Slack retries a delivery it has no 2xx for within 3 s; we answer by 2.5 s and finish in the background. */
+/** Slack retries a delivery it has no 2xx for within 3 s; we answer by 2.5 s and hand the rest to a durable job. */
 export const SLACK_ACK_MS = 2_500;
 
 /** `v0=` + hex HMAC-SHA256(signing secret, `v0:{timestamp}:{raw body}`) ("Verifying requests from Slack"). */
@@ -180,14 +180,20 @@ export const slackWebhook: WebhookCapability<SlackCredentials, SlackSettings> = 
     const p = payload as { type?: string; challenge?: unknown };
     return p.type === 'url_verification' && typeof p.challenge === 'string' ? { challenge: p.challenge } : null;
   },
+  eventName({ payload }) {
+    const p = payload as EventEnvelope;
+    if (p.type !== 'event_callback' || !p.event?.type) return p.type ?? 'unknown';
+    return p.event.type === 'message' && p.event.subtype ? `message.${p.event.subtype}` : p.event.type;
+  },
   async verify({ headers, rawBody, secret, now }) {
     return verifySlackRequest({ signature: headers['x-slack-signature'], timestamp: headers['x-slack-request-timestamp'], rawBody, secret, now });
   },
-  async changes(ctx, { headers, payload }) {
+  async changes(ctx, { headers, payload, deferred }) {
     const p = payload as EventEnvelope;
     const ev = p.event;
     if (p.type !== 'event_callback' || !ev?.type) return { documents: [], deleted: [], event: p.type ?? 'unknown' };
-    const retried = Number(headers['x-slack-retry-num'] ?? 0) > 0;
+    // A retry, or a delivery finished later by the durable job, may be stale: both read Slack's current state.
+    const retried = deferred === true || Number(headers['x-slack-retry-num'] ?? 0) > 0;
     if (ev.type === 'message') return messageChanges(ctx, ev as Record<string, unknown>, retried);
     if (ev.type === 'channel_rename' || ev.type === 'group_rename') return renameChanges(ctx, ev as unknown as ChannelRenameEvent, ev.type);
     return { documents: [], deleted: [], event: ev.type };

@@ -117,7 +117,7 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
           params: z.object({ id: z.string().min(1).max(200) }),
           response: {
             200: z.object({ challenge: z.string() }),
-            202: z.object({ status: z.enum(['applied', 'ignored', 'accepted']), event: z.string(), upserted: z.number().int().optional(), deleted: z.number().int().optional(), reason: z.string().optional() }),
+            202: z.object({ status: z.enum(['applied', 'ignored', 'accepted']), event: z.string(), upserted: z.number().int().optional(), deleted: z.number().int().optional(), reason: z.string().optional(), job_id: z.string().optional() }),
           },
         },
       },
