@@ -226,7 +226,8 @@ export function embedSecondsPerText(modelId: string): number {
  */
 export function estimateTrainingSeconds(n: number, dx: number, dy: number, c: Pick<TrainRequestConfig, 'use_neural' | 'epochs'>, embedSecondsPerText = 0.01): number {
   const embed = n * embedSecondsPerText;
-  const linear = (n * (dx * dx + dy * dy)) / 5e8 + (8 * (dx ** 3 + dy ** 3)) / 3e8;
-  const neural = c.use_neural ? (c.epochs * n * (dx + dy) * 128 * 4) / 4e8 : 0;
+  // SIMD kernels (docs/benchmarks.md): Gram matrices, then ~20 n³ solves (λ selection, Procrustes); neural ~2e9 multiply-adds/s.
+  const linear = (n * (dx * dx + dy * dy + dx * dy)) / 3e9 + (20 * (dx ** 3 + dy ** 3)) / 5e9;
+  const neural = c.use_neural ? (c.epochs * n * (dx + dy) * 128 * 4) / 2e9 : 0;
   return Math.max(1, Math.ceil(embed + linear + neural));
 }
