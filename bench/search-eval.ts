@@ -41,7 +41,7 @@ function feedbackCostMs(n = 600, dims = 100, reps = 200): number {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return (seed / 2 ** 31) * 2 - 1;
   };
-  const rows = Array.from({ length: n }, (_, i) => ({ chunk_id: `c${i}`, vec: `[${Array.from({ length: dims }, () => rnd().toFixed(6)).join(',')}]` }));
+  const rows = Array.from({ length: n }, (_, i) => ({ chunk_id: `c${i}`, semantic: 0.5, vec: `[${Array.from({ length: dims }, () => rnd().toFixed(6)).join(',')}]` }));
   const cands: Candidate[] = rows.map((r, i) => ({ id: r.chunk_id, lexical: n - i, semantic: rnd(), lexRank: i < n / 2 ? i + 1 : null, vecRank: i >= n / 2 ? i - n / 2 + 1 : null }));
   const t = process.cpuUsage();
   for (let i = 0; i < reps; i++) rocchioCandidates(cands, rowVectors(rows), DEFAULT_FEEDBACK);

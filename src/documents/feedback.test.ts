@@ -88,14 +88,24 @@ describe('vector pseudo-relevance feedback (Rocchio)', () => {
     assert.equal(out.length, mixed.length);
   });
 
-  it('reads row vectors in both column formats', () => {
+  it('reads row vectors in both column formats, skipping rows without a semantic score', () => {
     const m = rowVectors([
-      { chunk_id: 'a', vec: '[1,2]' },
-      { chunk_id: 'b', vec: '{3,4}' },
-      { chunk_id: 'c', vec: null },
+      { chunk_id: 'a', vec: '[1,2.5e-1]', semantic: 0.5 },
+      { chunk_id: 'b', vec: '{3,-4}', semantic: 0.1 },
+      { chunk_id: 'c', vec: null, semantic: 0.2 },
+      { chunk_id: 'd', vec: '[1,2]', semantic: null },
     ]);
-    assert.deepEqual(Array.from(m.get('a')!), [1, 2]);
-    assert.deepEqual(Array.from(m.get('b')!), [3, 4]);
+    assert.deepEqual(Array.from(m.get('a')!), [1, 0.25]);
+    assert.deepEqual(Array.from(m.get('b')!), [3, -4]);
     assert.equal(m.get('c'), null);
+    assert.equal(m.has('d'), false);
+  });
+
+  it('does not need unit-length stored vectors', () => {
+    const { cands, vectors } = setup(q, items);
+    const scaled = new Map([...vectors].map(([id, v]) => [id, v.map((x) => x * 3)]));
+    const a = rocchioCandidates(cands, vectors, { docs: 2, beta: 1 });
+    const b = rocchioCandidates(cands, scaled, { docs: 2, beta: 1 });
+    a.forEach((c, i) => assert.ok(Math.abs((c.semantic ?? 0) - (b[i]!.semantic ?? 0)) < 1e-6));
   });
 });

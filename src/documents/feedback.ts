@@ -66,17 +66,38 @@ export function rocchioCandidates(
   const qnorm = Math.sqrt(Math.max(1e-12, 1 + 2 * beta * qmu + beta * beta * mu2));
   const rescored = cands.map((c): Candidate => {
     if (c.semantic === null) return c;
-    const v = unit(vectors.get(c.id) ?? null);
+    const v = vectors.get(c.id);
     if (!v || v.length !== dims) return c;
     let d = 0;
-    for (let i = 0; i < dims; i++) d += mu[i]! * v[i]!;
-    return { ...c, semantic: (c.semantic + beta * d) / qnorm };
+    let n = 0;
+    for (let i = 0; i < dims; i++) {
+      d += mu[i]! * v[i]!;
+      n += v[i]! * v[i]!;
+    }
+    if (n === 0) return c;
+    return { ...c, semantic: (c.semantic + (beta * d) / Math.sqrt(n)) / qnorm };
   });
   const vecRanks = ranks(rescored.filter((c) => c.vecRank !== null).map((c) => ({ id: c.id, score: c.semantic ?? -1 })));
   return rescored.map((c) => (c.vecRank === null ? c : { ...c, vecRank: vecRanks.get(c.id) ?? c.vecRank }));
 }
 
-/** The stored vector of each candidate row (`chunk_id`, `vec` as either column returns it). */
+/** Parses a vector column value; JSON.parse is about twice as fast as splitting on commas. */
+function fastVector(raw: unknown): Float32Array | null {
+  if (typeof raw !== 'string') return parseVector(raw);
+  try {
+    const text = raw.startsWith('{') ? `[${raw.slice(1, -1)}]` : raw;
+    return new Float32Array(JSON.parse(text) as number[]);
+  } catch {
+    return parseVector(raw);
+  }
+}
+
+/**
+ * The stored vector of each candidate row that has a semantic score (`chunk_id`, `vec` as either
+ * column returns it); rows in another model's space are not parsed.
+ */
 export function rowVectors(rows: readonly Record<string, unknown>[]): Map<string, Float32Array | null> {
-  return new Map(rows.map((r) => [String(r.chunk_id), parseVector(r.vec)]));
+  const out = new Map<string, Float32Array | null>();
+  for (const r of rows) if (r.semantic !== null && r.semantic !== undefined) out.set(String(r.chunk_id), fastVector(r.vec));
+  return out;
 }
