@@ -106,6 +106,6 @@ describe('vector pseudo-relevance feedback (Rocchio)', () => {
     const scaled = new Map([...vectors].map(([id, v]) => [id, v.map((x) => x * 3)]));
     const a = rocchioCandidates(cands, vectors, { docs: 2, beta: 1 });
     const b = rocchioCandidates(cands, scaled, { docs: 2, beta: 1 });
-    a.forEach((c, i) => assert.ok(Math.abs((c.semantic ?? 0) - (b[i]!.semantic ?? 0)) < 1e-6));
+    for (const [i, c] of a.entries()) assert.ok(Math.abs((c.semantic ?? 0) - (b[i]!.semantic ?? 0)) < 1e-6);
   });
 });
