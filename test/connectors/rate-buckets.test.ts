@@ -197,4 +197,48 @@ describe('two runtimes on one PostgreSQL share a Slack connector’s vendor limi
     const sent = times.slice(before).find((c) => c.method === 'chat.postMessage');
     assert.ok(sent && sent.at >= row.blocked_until_ms - 50, `runtime two called Slack ${sent ? row.blocked_until_ms - sent.at : '?'} ms before the block ended`);
   });
+
+  it('a sync in another process waits out the block as rate_limited, then completes', async () => {
+    const channel = slack.channels[0] as { id: string; name: string };
+    const created = await two.app.inject({
+      method: 'POST',
+      url: '/v1/connectors',
+      headers: two.admin,
+      payload: { connector_type: 'slack', display_name: 'Slack 2', credentials: { token: slack.token }, settings: { channels: [channel.id] } },
+    });
+    const other = created.json().connector_id as string;
+    await connectorWorker(two).drain(); // validation
+    // Runtime one meets a 429 (Retry-After: 8) on an action of this connector.
+    slack.rateLimitNext(1, 8);
+    const limited = await one.app.inject({ method: 'POST', url: `/v1/connectors/${other}/execute`, headers: one.admin, payload: { intent: `post to #${channel.name}: "limited"` } });
+    assert.equal(limited.json().calls[0].status, 'failed', limited.body);
+    const row = (await one.db.query<{ blocked_until_ms: number }>('SELECT blocked_until_ms FROM connector_rate_buckets WHERE connector_id = $1', [other])).rows[0];
+    assert.ok(row);
+    const sync = await two.app.inject({ method: 'POST', url: `/v1/connectors/${other}/sync?full=true`, headers: two.admin });
+    assert.equal(sync.statusCode, 202, sync.body);
+    const before = times.length;
+    const worker = connectorWorker(two);
+    worker.start();
+    try {
+      const get = async () => (await two.app.inject({ method: 'GET', url: `/v1/connectors/${other}`, headers: two.admin })).json();
+      let seen = false;
+      for (let i = 0; i < 400 && !seen; i++) {
+        seen = (await get()).status === 'rate_limited';
+        if (!seen) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.ok(seen, 'status rate_limited while the sync waits for the block another process stored');
+      let c = await get();
+      for (let i = 0; i < 600 && c.status !== 'idle'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        c = await get();
+      }
+      assert.equal(c.status, 'idle', JSON.stringify(c));
+      assert.equal(c.sync_runs[0].status, 'completed');
+      assert.ok(c.sync_runs[0].rate_limited_waits >= 1);
+      const first = Math.min(...times.slice(before).map((x) => x.at));
+      assert.ok(first >= row.blocked_until_ms - 50, `the sync called Slack ${row.blocked_until_ms - first} ms before the block ended`);
+    } finally {
+      await worker.stop();
+    }
+  });
 });
