@@ -217,11 +217,11 @@ export function scratch(): Workspace {
 }
 
 /**
- * Runs `fn` on the shared scratch workspace and frees what it allocated. Large jobs (over 256 MB)
+ * Runs `fn` on the shared scratch workspace and frees what it allocated. Large jobs (over 64 MB)
  * get a private workspace, so the shared one never stays that big.
  */
 export function withWorkspace<T>(bytes: number, fn: (ws: Workspace) => T): T {
-  if (bytes > 256 * 2 ** 20) return fn(new Workspace(bytes));
+  if (bytes > 64 * 2 ** 20) return fn(new Workspace(bytes));
   const ws = scratch();
   const mark = ws.mark();
   try {
