@@ -117,7 +117,11 @@ const stages: [string, [number, number]][] = [
       return Promise.all(sources.map((s) => searchPassages(rt.deps, { tenantId: 'default', query: q(k), queryVector: v, queryModel: provider.id, sources: [s], limit: LIMIT, candidates: LIMIT })));
     }),
   ],
-  ['whole federated query, uncached (force)', await median((k) => runFederatedQuery(rt.deps, principal, { query: q(k), user_id: `seq-${k}` }, { force: true }))],
+  ['whole federated query, uncached (force), a user with recent activity', await median((k) => runFederatedQuery(rt.deps, principal, { query: q(k), user_id: 'seq' }, { force: true }))],
+  [
+    "whole federated query, uncached (force), a user's first query (activity read from the table)",
+    await median((k) => runFederatedQuery(rt.deps, principal, { query: q(k), user_id: `seq-${k}` }, { force: true })),
+  ],
   ['whole federated query, cached', await median(() => runFederatedQuery(rt.deps, principal, { query: 'payment outage', user_id: 'seq-cached' }))],
 ];
 await rt.close();
