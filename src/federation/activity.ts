@@ -3,7 +3,10 @@ import { deferInsert, drainDeferred } from '../platform/write-behind.ts';
 import type { ActivityEvent } from './entropy.ts';
 import { loadActivity } from './store.ts';
 
-/** A user's history is re-read from the database after this long (other API processes may have added to it). */
+/**
+ * On PostgreSQL a user's history is re-read after this long (other API processes may have added to it).
+ * An embedded PGlite store belongs to one process, so there it is never re-read once in memory.
+ */
 export const ACTIVITY_REFRESH_MS = 5_000;
 /** Users whose history is held in memory, least recently used evicted first. */
 const MAX_USERS = 10_000;
@@ -43,7 +46,7 @@ export interface ActivityHandle {
 /**
  * The activity behind user entropy, kept in memory per user and written to `federation_activity` behind
  * the response in batches. Within one process the history a query sees is exactly what the table would
- * return; another API process's queries for the same user are picked up at the next refresh (≤ 5 s).
+ * return; on PostgreSQL another API process's queries for the same user are picked up at the next refresh (≤ 5 s).
  */
 export interface ActivityLog {
   history(db: Queryable, tenantId: string, userId: string, since: Date, limit: number): Promise<ActivityHandle>;
@@ -51,8 +54,11 @@ export interface ActivityLog {
   flush(db: Queryable): Promise<void>;
 }
 
-export function createActivityLog(opts: { onError?: (err: unknown, lost: number) => void; monotonicMs?: () => number } = {}): ActivityLog {
+export function createActivityLog(
+  opts: { onError?: (err: unknown, lost: number) => void; monotonicMs?: () => number; refreshMs?: (db: Queryable) => number } = {},
+): ActivityLog {
   const mono = opts.monotonicMs ?? (() => performance.now());
+  const refreshMs = opts.refreshMs ?? ((db: Queryable) => ((db as { kind?: string }).kind === 'pglite' ? Number.POSITIVE_INFINITY : ACTIVITY_REFRESH_MS));
   const users = new Map<string, Entry>();
   let lastPrune = Number.NEGATIVE_INFINITY;
 
@@ -78,7 +84,7 @@ export function createActivityLog(opts: { onError?: (err: unknown, lost: number)
         await entry.loading;
         entry = users.get(key);
       }
-      const stale = !entry || entry.since > since.getTime() || entry.limit < limit || (mono() - entry.loadedAt >= ACTIVITY_REFRESH_MS && entry.inFlight === 0);
+      const stale = !entry || entry.since > since.getTime() || entry.limit < limit || (mono() - entry.loadedAt >= refreshMs(db) && entry.inFlight === 0);
       if (stale) {
         const fresh: Entry = entry ?? { events: [], since: since.getTime(), limit, loadedAt: 0, inFlight: 0, loading: null };
         fresh.loading = (async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ACTIVITY_REFRESH_MS, createActivityLog } from '../../src/federation/activity.ts';
 import { loadActivity } from '../../src/federation/store.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
+import type { Queryable } from '../../src/platform/db/executor.ts';
 import { openTestPglite } from '../support/db.ts';
 
 const T0 = Date.parse('2026-06-01T12:00:00Z');
@@ -46,9 +47,10 @@ describe('activity log (memory + write-behind table)', () => {
     assert.equal(later.events.length, 2);
   });
 
-  it('picks up rows another process wrote after the refresh interval, not before', async () => {
+  it('on a shared store, picks up rows another process wrote after the refresh interval, not before', async () => {
     let mono = 0;
-    const log = createActivityLog({ monotonicMs: () => mono });
+    // As on PostgreSQL, where several API processes share the table.
+    const log = createActivityLog({ monotonicMs: () => mono, refreshMs: () => ACTIVITY_REFRESH_MS });
     const first = await log.history(db, 'default', 'u2', since(0), 100);
     first.done({ at: at(0), queryHash: 'mine', terms: ['ledger'] });
     await log.flush(db);
@@ -68,6 +70,31 @@ describe('activity log (memory + write-behind table)', () => {
     assert.deepEqual(
       refreshed.events.map((e) => e.terms),
       [['audit'], ['ledger']],
+    );
+  });
+
+  it('on an embedded store (one process), keeps the history in memory without re-reading', async () => {
+    let mono = 0;
+    const log = createActivityLog({ monotonicMs: () => mono });
+    const first = await log.history(db, 'default', 'u4', since(0), 100);
+    first.done({ at: at(0), queryHash: 'mine', terms: ['ledger'] });
+    await log.flush(db);
+    let reads = 0;
+    const counting: Queryable & { kind: string } = {
+      kind: db.kind,
+      query<R>(sql: string, params?: readonly unknown[]) {
+        if (sql.includes('FROM federation_activity')) reads++;
+        return db.query<R>(sql, params);
+      },
+      exec: (sql: string) => db.exec(sql),
+    };
+    mono += 10 * ACTIVITY_REFRESH_MS;
+    const later = await log.history(counting, 'default', 'u4', since(1), 100);
+    later.done(null);
+    assert.equal(reads, 0);
+    assert.deepEqual(
+      later.events.map((e) => e.terms),
+      [['ledger']],
     );
   });
 
