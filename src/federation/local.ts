@@ -4,7 +4,7 @@ import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { Logger } from '../platform/log.ts';
 import type { LocalCandidate } from './rank.ts';
 import type { QueryFilters } from './request.ts';
-import { cosine, type Translation, type Translator } from './translate.ts';
+import { type Translation, type Translator, translatedSimilarity } from './translate.ts';
 
 export interface LocalRetrievalDeps {
   readonly db: DatabaseExecutor;
@@ -70,9 +70,9 @@ export async function retrieveLocal(
       t
         ? {
             passage: p,
-            semantic: cosine(t.apply(p.vector), queryVector),
+            semantic: translatedSimilarity(t, p.vector, queryVector),
             federation_confidence: t.confidence,
-            translation: { applied: true, from: model, to: queryModel, translation_id: t.id },
+            translation: t.side === 'query' ? { applied: true, from: queryModel, to: model, translation_id: t.id } : { applied: true, from: model, to: queryModel, translation_id: t.id },
           }
         : { passage: p, semantic: null, federation_confidence: 0, translation: { applied: false, from: model, to: queryModel, translation_id: null } },
     );

@@ -1,11 +1,24 @@
 import { applyTranslation, type TranslationRegistry } from '../translations/index.ts';
 
-/** A registered embedding translation, as the federated query uses it. */
+/**
+ * A registered embedding translation, as the federated query uses it: either document side (`apply` maps a
+ * passage vector into the query model's space) or query side (`similarity` compares the passage vector with
+ * the query vector translated into the passage model's space).
+ */
 export interface Translation {
   readonly id: string;
   /** 0..1, reported per item as `federation_confidence`. */
   readonly confidence: number;
-  apply(vector: Float32Array): Float32Array;
+  /** Which vector is translated; 'document' when absent. */
+  readonly side?: 'document' | 'query';
+  apply?(vector: Float32Array): Float32Array;
+  similarity?(passageVector: Float32Array, queryVector: Float32Array): number;
+}
+
+/** Cosine of a passage vector and the query vector through the translation, whichever side it translates. */
+export function translatedSimilarity(t: Translation, passageVector: Float32Array, queryVector: Float32Array): number {
+  if (t.similarity) return t.similarity(passageVector, queryVector);
+  return t.apply ? cosine(t.apply(passageVector), queryVector) : 0;
 }
 
 /** Port onto the translations service (src/translations): the tenant's translation between two models, or null. */
@@ -28,12 +41,33 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** The translations service (src/translations) as a `Translator`. */
+/**
+ * The translations service (src/translations) as a `Translator`. For passages of model B and a query of model
+ * A it looks up both directions and uses the one with the higher held-out confidence: B → A on the passage
+ * vectors (document side) or A → B on the query vector (query side, translated once per query). Measured on
+ * both shared BEIR sets (docs/vec2vec.md): translating out of the richer model into the poorer one retrieves
+ * better, whichever side that is, and the confidence says which direction that is.
+ */
 export function translatorFrom(registry: Pick<TranslationRegistry, 'findTranslation'>): Translator {
   return {
-    async find(tenantId, sourceModel, targetModel) {
-      const t = await registry.findTranslation(tenantId, sourceModel, targetModel);
-      return t ? { id: t.id, confidence: t.confidence, apply: (v) => applyTranslation(t, v) } : null;
+    async find(tenantId, passageModel, queryModel) {
+      const [docSide, querySide] = await Promise.all([
+        registry.findTranslation(tenantId, passageModel, queryModel),
+        registry.findTranslation(tenantId, queryModel, passageModel),
+      ]);
+      if (querySide && (!docSide || querySide.confidence > docSide.confidence)) {
+        let last: { query: Float32Array; translated: Float32Array } | null = null;
+        return {
+          id: querySide.id,
+          confidence: querySide.confidence,
+          side: 'query',
+          similarity(passageVector, queryVector) {
+            if (last?.query !== queryVector) last = { query: queryVector, translated: applyTranslation(querySide, queryVector) };
+            return cosine(passageVector, last.translated);
+          },
+        };
+      }
+      return docSide ? { id: docSide.id, confidence: docSide.confidence, side: 'document', apply: (v) => applyTranslation(docSide, v) } : null;
     },
   };
 }
