@@ -29,6 +29,15 @@ async function jobCancelled(deps: ConnectorDeps, jobId: string): Promise<boolean
   return r.rows[0]?.status === 'cancelled';
 }
 
+function findRetryAfter(err: unknown): RetryAfterError | null {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e; i++) {
+    if (e instanceof RetryAfterError) return e;
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return null;
+}
+
 function requireStore(deps: ConnectorDeps): DocumentStore {
   if (!deps.connectorDocuments) throw new NonRetriableError('no document store is composed: the runtime must provide connectorDocuments');
   return deps.connectorDocuments;
@@ -75,6 +84,8 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
             const moved = await applyTransition(deps.db, tenantId, connectorId, 'vendor_rate_limited', { reason: `vendor rate limit: retrying at ${until.toISOString()}`, rateLimitedUntil: until });
             if (moved.ok) blockedWaits++;
             await addRunCounts(deps.db, runId, { rateLimitedWaits: 1 });
+            // A long block (e.g. an exhausted hourly quota) hands the job back to the queue instead of holding a worker.
+            if (waitMs > (opts.inlineWaitMs ?? INLINE_RATE_LIMIT_WAIT_MS)) throw new RetryAfterError('vendor rate limited (blocked for every process)', waitMs);
           },
           onUnblocked: async () => {
             if (blockedWaits > 0) await applyTransition(deps.db, tenantId, connectorId, 'rate_limit_cleared', { rateLimitedUntil: null });
@@ -184,6 +195,9 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       return { runId, pages };
     } catch (err) {
       if (err instanceof RetryAfterError || err instanceof JobCancelledError || ctx.signal.aborted) throw err;
+      // Thrown inside a vendor call (the bucket's wait), an SDK may have wrapped it.
+      const retryAfter = findRetryAfter(err);
+      if (retryAfter) throw retryAfter;
       const vendor = findVendorError(err);
       if (vendor instanceof VendorAuthError) {
         const message = `the vendor rejected the credentials: ${vendor.message}. Supply valid credentials or reconnect with OAuth.`;

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { VendorLimits } from '../../src/connectors/contract.ts';
 import { type DatabaseExecutor, openPostgres } from '../../src/platform/db/index.ts';
+import { createWorker } from '../../src/platform/jobs/index.ts';
+import { createSyncHandler, SYNC_JOB_KIND } from '../../src/sync/index.ts';
 import { createBuckets, takeToken } from '../../src/sync/limits.ts';
 import { blockConnector, takeConnectorToken } from '../../src/sync/rate-buckets.ts';
 import { type FakeSlack, loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
@@ -240,5 +242,51 @@ describe('two runtimes on one PostgreSQL share a Slack connector’s vendor limi
     } finally {
       await worker.stop();
     }
+  });
+});
+
+describe('a long block stored by another process hands the sync job back to the queue (PGlite)', () => {
+  let slack: FakeSlack;
+  let t: TestApp;
+  before(async () => {
+    slack = await startFakeSlack(await loadSlackExport(), { pageSize: 200 });
+    t = await createTestApp({ env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ slack: slack.url }), ATRIUM_SYNC_SCHEDULER: 'false' } });
+  });
+  after(async () => {
+    await t?.close();
+    await slack?.close();
+  });
+
+  it('rate_limited with the job requeued for the block’s end; once the block is gone the sync completes', async () => {
+    const channel = slack.channels[0] as { id: string };
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/connectors',
+      headers: t.admin,
+      payload: { connector_type: 'slack', display_name: 'Slack', credentials: { token: slack.token }, settings: { channels: [channel.id] } },
+    });
+    const id = created.json().connector_id as string;
+    await connectorWorker(t).drain(); // validation
+    await blockConnector(t.db, { tenantId: 'default', connectorId: id }, 120_000);
+    const sync = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=true`, headers: t.admin });
+    assert.equal(sync.statusCode, 202, sync.body);
+    const jobId = sync.json().job_id as string;
+    const worker = createWorker({ db: t.db, log: silentLog, handlers: new Map([[SYNC_JOB_KIND, createSyncHandler(t.deps, { inlineWaitMs: 1_000 })]]), concurrency: 1, pollMs: 50 });
+    const calls = slack.calls.length;
+    await worker.drain();
+    const job = (await t.db.query<{ status: string; wait_s: number }>('SELECT status, extract(epoch FROM run_at - now())::float8 AS wait_s FROM jobs WHERE id = $1', [jobId])).rows[0];
+    assert.equal(job?.status, 'queued');
+    assert.ok(job && job.wait_s > 60 && job.wait_s <= 120, `requeued for the block's end (in ${job?.wait_s} s)`);
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(c.status, 'rate_limited');
+    assert.equal(slack.calls.length, calls, 'no vendor call while blocked');
+    // The block is over (here: cleared) and the job is due.
+    await t.db.query('UPDATE connector_rate_buckets SET blocked_until_ms = 0 WHERE connector_id = $1', [id]);
+    await t.db.query('UPDATE jobs SET run_at = now() WHERE id = $1', [jobId]);
+    await worker.drain();
+    const done = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(done.status, 'idle', JSON.stringify(done));
+    assert.equal(done.sync_runs[0].status, 'completed');
+    assert.ok(done.document_count > 0);
   });
 });
