@@ -102,7 +102,7 @@ for (const mode of ['lexical', 'vector', 'hybrid'] as const) {
 }
 // How good the impact-list lexical path is: proven-exact rate over all queries, and agreement with
 // the exhaustive reference (every matching chunk scored) on the first EXACT_CHECK queries.
-const EXACT_CHECK = Number(process.env.BENCH_SEARCH_EXACT_CHECK ?? 40);
+const EXACT_CHECK = Number(process.env.BENCH_SEARCH_EXACT_CHECK ?? 20);
 let proven = 0;
 let same10 = 0;
 let overlap10 = 0;

@@ -41,15 +41,15 @@ const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 export const quoteLexeme = (t: string) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
 interface TermStats {
-  readonly terms: readonly { term: string; df: number; floor: number }[];
+  readonly terms: readonly { term: string; df: number; floor: number; listed: number }[];
   readonly chunkCount: number;
   readonly avgLength: number;
 }
 
 /** The query's lexemes that occur in the tenant's corpus, with their document frequencies. */
 async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: string, query: string): Promise<TermStats> {
-  const r = await deps.db.query<{ term: string; df: number; floor: number; chunk_count: number; total_length: number }>(
-    `SELECT s.term, s.df, s.top_floor AS floor, cs.chunk_count, cs.total_length
+  const r = await deps.db.query<{ term: string; df: number; floor: number; listed: number; chunk_count: number; total_length: number }>(
+    `SELECT s.term, s.df, s.top_floor AS floor, cardinality(s.top_seqs) AS listed, cs.chunk_count, cs.total_length
      FROM chunk_term_stats s JOIN chunk_corpus_stats cs ON cs.tenant_id = s.tenant_id
      WHERE s.tenant_id = $1 AND s.df > 0 AND s.term = ANY(tsvector_to_array(to_tsvector($2::regconfig, $3)))
      ORDER BY s.term`,
@@ -58,7 +58,7 @@ async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: s
   const first = r.rows[0];
   const chunkCount = Number(first?.chunk_count ?? 0);
   return {
-    terms: r.rows.map((row) => ({ term: row.term, df: Number(row.df), floor: Number(row.floor) })),
+    terms: r.rows.map((row) => ({ term: row.term, df: Number(row.df), floor: Number(row.floor), listed: Number(row.listed) })),
     chunkCount,
     avgLength: Math.max(1, Number(first?.total_length ?? 0) / Math.max(1, chunkCount)),
   };
@@ -88,52 +88,73 @@ export const RESCORE_FACTOR = 2;
  * Lexical top-k from the impact lists (migration 014) instead of scoring every matching chunk:
  * 1. `lcand`: every listed posting of the query terms, summed per chunk as idf · stored impact
  *    (a partial score: the BM25 of the chunk's listed terms with the avgdl of when they were
- *    written); the best `RESCORE_FACTOR × k` chunks go on.
+ *    written); the best `RESCORE_FACTOR × k` chunks go on (4× more with filters).
  * 2. `lfast`: those chunks, filtered, scored exactly (the same BM25 expression as the exhaustive
  *    path, current statistics), best k.
- * 3. `lex_bound`: no chunk outside `lcand` can score above (the last partial score taken, or 0 if
- *    all were taken) + Σ idf · floor. If the k-th exact score reaches it, `lfast` IS the exact top-k.
- * 4. `lex`: `lfast`, or the exhaustive path when fewer than k survived or, with filters, when the
- *    bound does not prove `lfast` exact (so filtered results stay exact). Unfiltered queries whose
- *    bound fails keep `lfast` (approximate in its last places; docs/retrieval.md measures how often).
+ * 3. Bound: no chunk outside `lcand` can score above (the last partial score taken, or 0 if all
+ *    were taken) + Σ idf · floor. If the k-th exact score reaches it, `lfast` IS the exact top-k
+ *    (`lexicalExact`, computed by `impactExact` from the `lex_cands`/`lex_last` columns).
+ * 4. `lex`: `lfast`, or, only where it can be needed, the exhaustive path: with filters when fewer
+ *    than k survived or the bound does not prove `lfast` exact (so filtered results stay exact);
+ *    without filters when fewer than k could be listed (short lists after deletions). The branch is
+ *    gated by a one-time filter, so it costs nothing when not taken. Unfiltered queries whose bound
+ *    fails keep `lfast` (approximate in its last places; docs/retrieval.md measures how often).
  * Exactness ignores the drift of avgdl since the stored impacts were written.
  */
 function impactCtes(
   stats: TermStats,
   p: Params,
-  o: { tenant: string; k: number; bm25: string; docJoin: string; conJoin: string; filterSql: string; filtered: boolean; exhaustive: string },
-): string[] {
-  const m = Math.min(20_000, o.k * RESCORE_FACTOR * (o.filtered ? 4 : 1));
+  o: { tenant: string; k: number; m: number; bm25: string; docJoin: string; conJoin: string; filterSql: string; filtered: boolean; exhaustive: () => string; floorSum: number },
+): { ctes: string[]; fallback: boolean } {
   const idfs = stats.terms.map((t) => bm25Idf(stats.chunkCount, t.df));
-  const floorSum = stats.terms.reduce((s, t, i) => s + (idfs[i] ?? 0) * t.floor, 0);
   const terms = p.add(stats.terms.map((t) => t.term));
   const weights = p.add(idfs);
-  const need = o.filtered
-    ? `(SELECT count(*) FROM lfast) < ${o.k} OR (SELECT min(score) FROM lfast) < (SELECT bound FROM lex_bound)`
-    : `(SELECT count(*) FROM lfast) < ${o.k}`;
-  return [
+  const ctes = [
     `lcand AS (
       SELECT u.x AS seq, sum(q.w * u.i) AS partial
       FROM unnest(${terms}::text[], ${weights}::float8[]) AS q(term, w)
       JOIN chunk_term_stats s ON s.tenant_id = ${o.tenant} AND s.term = q.term
       CROSS JOIN LATERAL unnest(s.top_seqs, s.top_impacts) AS u(x, i)
-      GROUP BY u.x ORDER BY partial DESC LIMIT ${m}
+      GROUP BY u.x ORDER BY partial DESC LIMIT ${o.m}
     )`,
     `lfast AS (
       SELECT c.id, ${o.bm25} AS score FROM lcand JOIN chunks c ON c.seq = lcand.seq${o.docJoin}${o.conJoin}
       WHERE c.tenant_id = ${o.tenant}${o.filterSql}
       ORDER BY score DESC LIMIT ${o.k}
     )`,
-    `lex_bound AS (
-      SELECT (CASE WHEN (SELECT count(*) FROM lcand) >= ${m} THEN (SELECT min(partial) FROM lcand) ELSE 0 END + ${floorSum})::float8 * (1 + 1e-6) AS bound
-    )`,
+  ];
+  const someCut = stats.terms.some((t) => t.floor > 0);
+  const longest = Math.max(0, ...stats.terms.map((t) => t.listed));
+  const fallback = o.filtered || (someCut && longest < o.k);
+  if (!fallback) {
+    ctes.push('lex AS (SELECT id, score FROM lfast)');
+    return { ctes, fallback };
+  }
+  const bound = `(CASE WHEN (SELECT count(*) FROM lcand) >= ${o.m} THEN (SELECT min(partial) FROM lcand) ELSE 0 END + ${o.floorSum})`;
+  const need = o.filtered
+    ? `(SELECT count(*) FROM lfast) < ${o.k} OR (SELECT min(score) FROM lfast) < ${bound} * (1 + 1e-9)`
+    : `(SELECT count(*) FROM lfast) < ${o.k}`;
+  ctes.push(
     `lex_need AS (SELECT (${need}) AS need)`,
     `lex AS (
       SELECT id, score FROM lfast WHERE NOT (SELECT need FROM lex_need)
       UNION ALL
-      SELECT e.id, e.score FROM (${o.exhaustive}) e WHERE (SELECT need FROM lex_need)
+      SELECT e.id, e.score FROM (${o.exhaustive()}) e WHERE (SELECT need FROM lex_need)
     )`,
-  ];
+  );
+  return { ctes, fallback };
+}
+
+/** Whether the impact-list top-k is provably the exact BM25 top-k (see impactCtes). */
+function impactExact(rows: readonly Record<string, unknown>[], k: number, m: number, floorSum: number): boolean {
+  const first = rows[0];
+  if (!first) return true;
+  if (first.lex_need === true) return true;
+  const cands = Number(first.lex_cands ?? 0);
+  const bound = (cands >= m ? Number(first.lex_last ?? 0) : 0) + floorSum;
+  const scores = rows.filter((r) => r.in_lex).map((r) => Number(r.lexical));
+  if (scores.length < k) return bound <= 0;
+  return Math.min(...scores) >= bound * (1 + 1e-9);
 }
 
 /**
@@ -190,21 +211,24 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   const ctes: string[] = [];
   let bm25 = '0::float8';
   let lexical = false;
-  let impact = false;
+  let impact: { m: number; floorSum: number; fallback: boolean } | null = null;
   if (useLex) {
     const stats = await queryTermStats(deps, req.tenantId, settings.ftsLanguage, query);
     if (stats.terms.length > 0) {
       lexical = true;
       bm25 = bm25Sql(stats, p);
-      const tsq = p.add(stats.terms.map((t) => quoteLexeme(t.term)).join(' | '));
-      const exhaustive = `SELECT c.id, ${bm25} AS score FROM chunks c${docJoin}${conJoin}
-          WHERE c.tenant_id = ${tenant} AND c.fts @@ ${tsq}::tsquery${filters.sql}
+      // A function: its tsquery parameter is added only if the statement uses this path.
+      const exhaustive = () => `SELECT c.id, ${bm25} AS score FROM chunks c${docJoin}${conJoin}
+          WHERE c.tenant_id = ${tenant} AND c.fts @@ ${p.add(stats.terms.map((t) => quoteLexeme(t.term)).join(' | '))}::tsquery${filters.sql}
           ORDER BY score DESC LIMIT ${k}`;
       if (req.lexicalPath === 'exhaustive') {
-        ctes.push(`lex AS (${exhaustive})`);
+        ctes.push(`lex AS (${exhaustive()})`);
       } else {
-        impact = true;
-        ctes.push(...impactCtes(stats, p, { tenant, k, bm25, docJoin, conJoin, filterSql: filters.sql, filtered: filters.needsDoc, exhaustive }));
+        const m = Math.min(20_000, k * RESCORE_FACTOR * (filters.needsDoc ? 4 : 1));
+        const floorSum = stats.terms.reduce((sum, t) => sum + bm25Idf(stats.chunkCount, t.df) * t.floor, 0);
+        const built = impactCtes(stats, p, { tenant, k, m, bm25, docJoin, conJoin, filterSql: filters.sql, filtered: filters.needsDoc, exhaustive, floorSum });
+        ctes.push(...built.ctes);
+        impact = { m, floorSum, fallback: built.fallback };
       }
     }
   }
@@ -241,8 +265,8 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   const sources = [lexical ? 'SELECT id FROM lex' : null, useVec ? 'SELECT id FROM vec' : null].filter(Boolean).join(' UNION ');
   const sql = `WITH ${ctes.join(',\n')}, ids AS (${sources})
     SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
-           ${vecText} AS vec, ${lexical ? `coalesce(lex.score, ${bm25})` : '0::float8'} AS lexical, ${simExpr} AS semantic,
-           ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${impact ? `(SELECT need FROM lex_need) OR (SELECT count(*) FROM lfast) >= ${k} AND (SELECT min(score) FROM lfast) >= (SELECT bound FROM lex_bound)` : 'true'} AS lex_exact, ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
+           ${vecText} AS vec, ${lexical ? (useVec ? `coalesce(lex.score, ${bm25})` : 'lex.score') : '0::float8'} AS lexical, ${simExpr} AS semantic,
+           ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${impact ? `(SELECT count(*) FROM lcand) AS lex_cands, (SELECT min(partial) FROM lcand) AS lex_last, ${impact.fallback ? '(SELECT need FROM lex_need)' : 'false'} AS lex_need,` : ''} ${useVec ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
            d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.ingested_at, d.metadata, d.acl,
            k.connector_type
     FROM ids JOIN chunks c ON c.id = ids.id${lexical ? ' LEFT JOIN lex ON lex.id = c.id' : ''}
@@ -250,13 +274,15 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id
     WHERE c.tenant_id = ${tenant}`;
 
-  const rows = await db.transaction(async (tx) => {
-    if (useVec && db.hasVector) {
-      await tx.query(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, k * 2))}`);
-      await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-    }
-    return (await tx.query<Record<string, unknown>>(sql, p.values)).rows;
-  });
+  // Each statement costs ~1 ms of fixed CPU in embedded PGlite: the HNSW settings go in one exec,
+  // and a query without the vector path needs no transaction at all.
+  const rows =
+    useVec && db.hasVector
+      ? await db.transaction(async (tx) => {
+          await tx.exec(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, k * 2))}; SET LOCAL hnsw.iterative_scan = relaxed_order`);
+          return (await tx.query<Record<string, unknown>>(sql, p.values)).rows;
+        })
+      : (await db.query<Record<string, unknown>>(sql, p.values)).rows;
   req.signal?.throwIfAborted();
 
   const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -266,7 +292,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     const id = String(r.chunk_id);
     return { id, lexical: num(r.lexical), semantic: num(r.semantic), lexRank: lexRanks.get(id) ?? null, vecRank: vecRanks.get(id) ?? null };
   });
-  const lexicalExact = rows.length === 0 || rows[0]?.lex_exact !== false;
+  const lexicalExact = impact ? impactExact(rows, k, impact.m, impact.floorSum) : true;
   return { rows, candidates, lists: (lexical ? 1 : 0) + (useVec ? 1 : 0), lexicalExact };
 }
 
