@@ -49,7 +49,7 @@ const mixed = (extra: Record<string, unknown> = {}) =>
 const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
 
 /** autocannon in a worker thread (the load generator does not share the server's event loop), bodies cycled. */
-function run(title: string, pathName: string, bodies: string[], seconds = DURATION): Promise<autocannon.Result> {
+function run(title: string, pathName: string, bodies: string[], seconds = DURATION, method: 'POST' | 'GET' = 'POST'): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -58,7 +58,10 @@ function run(title: string, pathName: string, bodies: string[], seconds = DURATI
         connections: CONNECTIONS,
         workers: 1,
         duration: seconds,
-        requests: bodies.map((body) => ({ method: 'POST' as const, path: pathName, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body })),
+        requests:
+          method === 'GET'
+            ? [{ method, path: pathName }]
+            : bodies.map((body) => ({ method, path: pathName, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body })),
       },
       (err, res) => (err ? reject(err) : resolve(res)),
     );
@@ -68,6 +71,7 @@ function run(title: string, pathName: string, bodies: string[], seconds = DURATI
 // Warm up: model, caches, JIT; fills the result cache for the mixed cached scenario.
 await run('warm-up', '/v1/federate', mixed(), 5).catch(() => undefined);
 const scenarios: [string, string, string[]][] = [
+  ['baseline: GET /v1/health (no auth, one SELECT 1; HTTP + load-generator floor)', '/v1/health', []],
   ['cached: same query and user', '/v1/federate', [JSON.stringify({ query: 'payment outage', user_id: 'cached-user' })]],
   ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixed()],
   ['uncached (/force), 8 queries × 40 users, all 5 sources', '/v1/federate/force', mixed()],
@@ -78,7 +82,7 @@ const rows: string[] = [];
 for (const [title, p, bodies] of scenarios) {
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  const r = await run(title, p, bodies);
+  const r = await run(title, p, bodies, DURATION, bodies.length ? 'POST' : 'GET');
   const elu = performance.eventLoopUtilization(elu0);
   const cpu = process.cpuUsage(cpu0);
   const cpuPerReq = r.requests.total > 0 ? (cpu.user + cpu.system) / 1000 / r.requests.total : 0;
