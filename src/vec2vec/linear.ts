@@ -88,7 +88,18 @@ function combine(a: Moments, b: Moments): Moments {
 }
 
 /** The centered Gram and cross matrices (around the true means) from shifted sums. */
+// Computed once per moment set (λ selection solves the same centered system up to 8 times). Callers copy.
+const centeredCache = new WeakMap<Moments, { a: Float64Array; c: Float64Array }>();
 function centered(m: Moments): { a: Float64Array; c: Float64Array } {
+  let hit = centeredCache.get(m);
+  if (!hit) {
+    hit = centeredOnce(m);
+    centeredCache.set(m, hit);
+  }
+  return hit;
+}
+
+function centeredOnce(m: Moments): { a: Float64Array; c: Float64Array } {
   const dx = m.meanX.length;
   const dy = m.meanY.length;
   const ex = m.meanX.map((v, i) => v - m.shiftX[i]!);
@@ -120,10 +131,11 @@ function solveRidge(m: Moments, alpha: number): LinearMap {
   let trace = 0;
   for (let i = 0; i < dx; i++) trace += a[i * dx + i]!;
   const lambda = Math.max(alpha * (trace / dx), 1e-9);
-  for (let i = 0; i < dx; i++) a[i * dx + i]! += lambda;
   const dy = m.meanY.length;
   const w = withWorkspace(8 * (dx * dx + dx * dy + 128 * dx), (ws) => {
     const ap = ws.put(a, 'f64');
+    const av = ws.f64(ap, dx * dx);
+    for (let i = 0; i < dx; i++) av[i * dx + i]! += lambda;
     const cp = ws.put(c, 'f64');
     choleskyBlocked(ws, ap, dx);
     choleskySolveBlocked(ws, ap, dx, cp, dy);
