@@ -85,10 +85,10 @@ export interface DeferredRow {
 const deferred = new WeakMap<Queryable, WriteBehind<DeferredRow>>();
 /**
  * How long a deferred row may wait for others to share its commit. On PGlite every commit writes the WAL
- * through the file system (milliseconds of CPU on the only thread); at 200 requests/s this makes ~5 rows a
- * commit. It is also the window of rows a crash can lose.
+ * through the file system (milliseconds of CPU on the only thread), more than the rest of a cached federated
+ * query; at 30 requests/s this makes ~3 rows a commit, at 200/s ~20. It is also the window of rows a crash can lose.
  */
-export const DEFERRED_DELAY_MS = 25;
+export const DEFERRED_DELAY_MS = 100;
 
 /**
  * Queues a row for a batched INSERT behind the caller (audit events, query activity: append-only rows on hot
