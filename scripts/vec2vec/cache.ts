@@ -18,6 +18,8 @@ async function load(p: Pick<EmbeddingProvider, 'id' | 'dimensions'>): Promise<{ 
     cache = new Map();
     const rec = 20 + p.dimensions * 4;
     const buf = await fs.readFile(file).catch(() => Buffer.alloc(0));
+    // A run killed mid-append leaves a partial record: drop it so later appends stay aligned.
+    if (buf.length % rec !== 0) await fs.truncate(file, buf.length - (buf.length % rec));
     for (let o = 0; o + rec <= buf.length; o += rec) {
       const v = new Float32Array(p.dimensions);
       for (let d = 0; d < p.dimensions; d++) v[d] = buf.readFloatLE(o + 20 + d * 4);

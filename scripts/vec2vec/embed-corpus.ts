@@ -16,11 +16,11 @@ for (const set of evalSets) {
 }
 tiers.push(['sentences', await sentenceCorpus(DATA, { cranfieldMax: 6000, seed: 42 })]);
 const mini = await loadMiniLm();
-tiers.push(['minilm texts', mini.texts]);
 const fiori = await fioriProse(mini.records);
 tiers.push(['cranfield rest', await cranfieldRest(DATA, { skip: 6000, seed: 42 })]);
-tiers.push(['fiori windows', fiori.windows]);
 tiers.push(['fiori sentences', fiori.sentences]);
+tiers.push(['minilm texts', mini.texts]);
+tiers.push(['fiori windows', fiori.windows]);
 
 const glove = createGloveProvider({ cacheDir: path.join(ROOT, 'node_modules/.cache/atrium-embeddings') });
 const distilled = createDistilledUseProvider({ root: ROOT });

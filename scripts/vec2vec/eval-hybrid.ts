@@ -1,4 +1,5 @@
-// Hybrid retrieval through the shipped translations (translations/manifest.json), both built-in directions.
+// Retrieval through the shipped USE-lite ↔ GloVe translations (translations/manifest.json), both index/query
+// directions, dense and hybrid, through the real search code. Writes translations/retrieval-<dataset>.json.
 // Usage: node --import tsx scripts/vec2vec/eval-hybrid.ts [dataset …]   (default: both shared BEIR sets)
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -23,11 +24,11 @@ const pairs: [EmbeddingProvider, EmbeddingProvider][] = [
   [glove, use],
   [use, glove],
 ];
-const out = [];
 for (const set of sets) {
+  const out = [];
   for (const [a, b] of pairs) {
     const s = await side(a.id, b.id);
-    if (!s) continue;
+    if (!s || (process.env.V2V_INDEX && b.id !== process.env.V2V_INDEX)) continue;
     const r = await hybridThroughTranslation(path.join(DATA, set), { a, b }, { shipped: s });
     out.push(r);
     console.log(`\n${set}: index ${b.id}, query ${a.id} (${r.queries} queries, ${r.chunks} chunks)`);
@@ -37,6 +38,6 @@ for (const set of sets) {
       console.log(`  ${k.padEnd(62)} ${v.toFixed(4)}  ${k.startsWith('native') || k === 'lexical' ? '' : `${((100 * v) / base).toFixed(1)} %`}`);
     }
   }
+  if (!process.env.V2V_INDEX) await fs.writeFile(path.join(dir, `retrieval-${set}.json`), `${JSON.stringify(out, null, 2)}\n`);
 }
-if (process.env.V2V_OUT) await fs.writeFile(process.env.V2V_OUT, JSON.stringify(out, null, 2));
 await use.close?.();

@@ -106,6 +106,7 @@ export async function hybridThroughTranslation(
     const chunkIds = chunkRows.map((r) => String(r.id));
     const chunkVec = chunkRows.map((r) => parseVector(r.vec)!);
     const chunkVecById = new Map(chunkIds.map((id, i) => [id, chunkVec[i]!]));
+    const chunkIndex = new Map(chunkIds.map((id, i) => [id, i]));
     const chunkVecInA = Object.fromEntries(Object.entries(sides).map(([name, s]) => [name, chunkVec.map((v) => translateVector(s.ba, v))]));
 
     const qa = await cachedEmbed(models.a, judged.map((q) => q.text));
@@ -147,7 +148,8 @@ export async function hybridThroughTranslation(
       const rels = qrels.get(q.id) ?? new Map();
       const base = { tenantId: TENANT, query: q.text, limit: 10 };
       const native = await retrieveCandidates(deps, { ...base, queryVector: qb[i]!, queryModel: b.id });
-      const lexical = await retrieveCandidates(deps, { ...base, mode: 'lexical' });
+      // The BM25 list is part of every hybrid retrieval: its candidates, without the vector list's.
+      const lexical = { ...native, lists: 1, candidates: native.candidates.filter((c) => c.lexRank !== null).map((c) => ({ ...c, semantic: null, vecRank: null })) };
       add('lexical', search(lexical), rels);
       add('native dense', dense(qb[i]!, chunkVec), rels);
       add('native hybrid', search(native), rels);
@@ -163,7 +165,8 @@ export async function hybridThroughTranslation(
         const qRerank = withSemantic(lexical, (v) => cos(tq, v));
         add(`${name} query-side on BM25 candidates, hybrid`, search(qRerank), rels);
         add(`${name} query-side on BM25 candidates, federated`, federated(qRerank.candidates, s.confAB), rels);
-        const dRerank = withSemantic(lexical, (v) => cos(qa[i]!, translateVector(s.ba, v)));
+        const inA = chunkVecInA[name]!;
+        const dRerank = { ...lexical, lists: 2, candidates: lexical.candidates.map((c) => ({ ...c, semantic: cos(qa[i]!, inA[chunkIndex.get(c.id)!]!) })) };
         add(`${name} doc-side on BM25 candidates, hybrid`, search(dRerank), rels);
         add(`${name} doc-side on BM25 candidates, federated`, federated(dRerank.candidates, s.confBA), rels);
       }
