@@ -17,12 +17,23 @@ const registryOf = (...ts: LoadedTranslation[]) => ({
   findTranslation: async (_tenant: string, from: string, to: string) => ts.find((t) => t.sourceModel === from && t.targetModel === to) ?? null,
 });
 
-describe('translatorFrom picks the translation side by confidence', () => {
+describe('translatorFrom: document side first, query side as the fallback', () => {
   const query = Float32Array.from([1, 0]); // in A's space
   const passage = Float32Array.from([0, 1]); // in B's space: the query's own direction, rotated
 
-  it('translates the query into the passage model when that direction has the higher confidence', async () => {
+  it('translates the passages into the query model when that direction exists, whatever the confidences', async () => {
     const tr = translatorFrom(registryOf(linear('a-to-b', 'A', 'B', AB, 0.8), linear('b-to-a', 'B', 'A', BA, 0.4)));
+    const t = await tr.find('t', 'B', 'A');
+    assert.ok(t);
+    assert.equal(t.id, 'b-to-a');
+    assert.equal(t.side, 'document');
+    assert.equal(t.confidence, 0.4);
+    assert.ok(Math.abs(translatedSimilarity(t, passage, query) - 1) < 1e-6);
+    assert.ok(Math.abs(translatedSimilarity(t, Float32Array.from([1, 0]), query)) < 1e-6);
+  });
+
+  it('translates the query into the passage model when only that direction is registered', async () => {
+    const tr = translatorFrom(registryOf(linear('a-to-b', 'A', 'B', AB, 0.8)));
     const t = await tr.find('t', 'B', 'A');
     assert.ok(t);
     assert.equal(t.id, 'a-to-b');
@@ -34,18 +45,7 @@ describe('translatorFrom picks the translation side by confidence', () => {
     assert.ok(Math.abs(translatedSimilarity(t, Float32Array.from([1, 0]), Float32Array.from([0, -1])) - 1) < 1e-6);
   });
 
-  it('translates the passages into the query model when that direction has the higher confidence', async () => {
-    const tr = translatorFrom(registryOf(linear('a-to-b', 'A', 'B', AB, 0.3), linear('b-to-a', 'B', 'A', BA, 0.7)));
-    const t = await tr.find('t', 'B', 'A');
-    assert.ok(t);
-    assert.equal(t.id, 'b-to-a');
-    assert.equal(t.side, 'document');
-    assert.ok(Math.abs(translatedSimilarity(t, passage, query) - 1) < 1e-6);
-  });
-
-  it('uses whichever direction exists, and null when neither does', async () => {
-    assert.equal((await translatorFrom(registryOf(linear('a-to-b', 'A', 'B', AB, 0.5))).find('t', 'B', 'A'))?.side, 'query');
-    assert.equal((await translatorFrom(registryOf(linear('b-to-a', 'B', 'A', BA, 0.5))).find('t', 'B', 'A'))?.side, 'document');
+  it('is null when neither direction is registered', async () => {
     assert.equal(await translatorFrom(registryOf()).find('t', 'B', 'A'), null);
   });
 });
