@@ -3,6 +3,7 @@
 // in-process breakdown of where an uncached and a cached query spend their time.
 // The cached corpus is copied to a temporary data dir first: the bench writes activity and audit rows.
 import autocannon from 'autocannon';
+import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +29,8 @@ const buildNote = corpus.buildNote;
 const corpusDir = corpus.dataDir;
 await corpus.close();
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-bench-federate-'));
+// Removed on any exit, a failed run included.
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 await fs.cp(corpusDir, dir, { recursive: true });
 
 const config = loadConfig({
