@@ -1,6 +1,7 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import { type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
 import type { DocumentsDeps } from './types.ts';
+import { noteChunkWrites } from './maintenance.ts';
 import { ensureVectorIndex, writeChunkVectors } from './vectors.ts';
 
 export const EMBED_JOB_KIND = 'documents.embed';
@@ -69,6 +70,7 @@ export async function embedPendingChunks(
     );
     if (vectors.length !== rows.rows.length) throw new Error(`model ${provider.id} returned ${vectors.length} vectors for ${rows.rows.length} texts`);
     await writeChunkVectors(db, db.hasVector, input.tenantId, provider.id, rows.rows.map((r) => r.id), vectors);
+    await noteChunkWrites(db, rows.rows.length);
     for (const r of rows.rows) touched.add(r.document_id);
     done += rows.rows.length;
     await input.onProgress?.({ done, total: Math.max(total, done) });

@@ -3,6 +3,7 @@ import type { Queryable } from '../platform/db/index.ts';
 import { chunkDocument } from './chunker.ts';
 import { contentHash, fieldsHash } from './hash.ts';
 import { resolveSettings } from './settings.ts';
+import { noteChunkWrites } from './maintenance.ts';
 import { addTermStats, lockTenantStats, removeTermStats } from './stats.ts';
 import type { DocumentInput, DocumentsDeps, StoredDocument } from './types.ts';
 
@@ -60,7 +61,8 @@ export async function storeDocuments(
     { maxChars: settings.chunkMaxChars, overlapChars: settings.chunkOverlapChars },
   )]));
 
-  return db.transaction(async (tx) => {
+  const newChunks = [...chunked.values()].reduce((n, cs) => n + cs.length, 0);
+  const result = await db.transaction(async (tx) => {
     await lockTenantStats(tx, tenantId);
     const replacedIds = needsChunks.map((p) => old.get(p.input.external_id)?.id).filter((id): id is string => id !== undefined);
     if (replacedIds.length) {
@@ -109,6 +111,8 @@ export async function storeDocuments(
       reindexed,
     };
   });
+  await noteChunkWrites(db, newChunks);
+  return result;
 }
 
 async function upsertRows(
@@ -174,7 +178,7 @@ export async function deleteConnectorDocuments(
 }
 
 async function deleteWhere(deps: Pick<DocumentsDeps, 'db'>, tenantId: string, where: string, params: unknown[]): Promise<{ deleted: number }> {
-  return deps.db.transaction(async (tx) => {
+  const result = await deps.db.transaction(async (tx) => {
     await lockTenantStats(tx, tenantId);
     const ids = await tx.query<{ id: string }>(`SELECT id FROM documents WHERE tenant_id = $1 AND ${where}`, [tenantId, ...params]);
     const docIds = ids.rows.map((r) => r.id);
@@ -183,6 +187,9 @@ async function deleteWhere(deps: Pick<DocumentsDeps, 'db'>, tenantId: string, wh
     const r = await tx.query('DELETE FROM documents WHERE tenant_id = $1 AND id = ANY($2::text[])', [tenantId, docIds]);
     return { deleted: r.affectedRows };
   });
+  // A deleted document had at least one chunk row; the count only paces the embedded vacuum.
+  await noteChunkWrites(deps.db, result.deleted);
+  return result;
 }
 
 export async function listExternalIds(db: Queryable, tenantId: string, connectorId: string): Promise<string[]> {

@@ -28,6 +28,9 @@ export function indexName(model: string): string {
   return `chunks_hnsw_${createHash('sha256').update(model).digest('hex').slice(0, 16)}`;
 }
 
+/** Memory for building an HNSW graph in one go (the index is built once per model, then maintained). */
+export const HNSW_BUILD_MEMORY = '512MB';
+
 const ensured = new WeakMap<DatabaseExecutor, Set<string>>();
 
 /** Creates the model's partial HNSW index once (pgvector only); cheap when it exists. */
@@ -42,10 +45,15 @@ export async function ensureVectorIndex(db: DatabaseExecutor, model: string, dim
   if (set.has(key)) return;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) throw new Error(`unsupported vector dimensions ${dimensions}`);
   const literal = model.replace(/'/g, "''");
-  await db.exec(
-    `CREATE INDEX IF NOT EXISTS ${indexName(model)} ON chunks USING hnsw ((embedding_vec::vector(${dimensions})) vector_cosine_ops)
-     WHERE embedding_model = '${literal}'`,
-  );
+  // pgvector builds the graph in maintenance_work_mem; the 64 MB default spills to disk past ~60k
+  // 100-d vectors, which is extremely slow in PGlite (measured in scripts/bench-corpus.ts).
+  await db.transaction(async (tx) => {
+    await tx.query(`SET LOCAL maintenance_work_mem = '${HNSW_BUILD_MEMORY}'`);
+    await tx.query(
+      `CREATE INDEX IF NOT EXISTS ${indexName(model)} ON chunks USING hnsw ((embedding_vec::vector(${dimensions})) vector_cosine_ops)
+       WHERE embedding_model = '${literal}'`,
+    );
+  });
   set.add(key);
 }
 
