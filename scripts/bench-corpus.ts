@@ -26,6 +26,7 @@ import { ensureGloveCache } from '../src/embeddings/glove/cache.ts';
 import { decodeWordVectors } from '../src/embeddings/glove/format.ts';
 import { migrate, openPglite, type PgliteExecutor } from '../src/platform/db/index.ts';
 import { createLogger, type Logger } from '../src/platform/log.ts';
+import { seededRandom } from '../src/vec2vec/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_TYPES: readonly [string, string, string][] = [
@@ -93,16 +94,6 @@ export function benchCorpusDir(chunks: number, sources = 5): string {
   return exact;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FILLER = 'the a of to and in for with on is was we our this that from by after before during'.split(' ');
 
@@ -178,7 +169,7 @@ async function build(dir: string, chunks: number, sourceCount: number, log: Logg
           [src.id, src.connectorType],
         );
         const have = await countDocuments(db, 'default', src.id);
-        const r = rng(1000 * (s + 1) + have);
+        const r = seededRandom(1000 * (s + 1) + have);
         for (let off = have; off < perSource; off += BATCH) {
           const docs = Array.from({ length: Math.min(BATCH, perSource - off) }, (_, i) => ({
             external_id: `${src.id}-${off + i}`,

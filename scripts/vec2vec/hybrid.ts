@@ -15,6 +15,7 @@ import { loadBeir } from '../../src/documents/eval/beir.ts';
 import { mean, ndcgAt, type Qrels } from '../../src/documents/eval/metrics.ts';
 import type { DocumentsDeps } from '../../src/documents/types.ts';
 import type { EmbeddingProvider, EmbeddingRegistry } from '../../src/embeddings/provider.ts';
+import { cosine } from '../../src/embeddings/vector.ts';
 import { matchScore } from '../../src/federation/combine.ts';
 import { migrate, openPglite } from '../../src/platform/db/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
@@ -25,17 +26,6 @@ import { cachedEmbed } from './cache.ts';
 const TENANT = 'default';
 const SOURCE = 'eval';
 
-function cos(a: Float32Array, b: Float32Array): number {
-  let d = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    d += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? d / Math.sqrt(na * nb) : 0;
-}
 
 /** A provider that answers from the on-disk embedding cache (embedding only what is missing). */
 function cachedProvider(p: EmbeddingProvider): EmbeddingProvider {
@@ -117,7 +107,7 @@ export async function hybridThroughTranslation(
       scores.get(k)!.push(ndcgAt(ranked, rels, 10));
     };
     const dense = (q: Float32Array, vecs: readonly Float32Array[]): Ranked => {
-      const s = vecs.map((v, i) => [cos(q, v), i] as const).sort((x, y) => y[0] - x[0]);
+      const s = vecs.map((v, i) => [cosine(q, v), i] as const).sort((x, y) => y[0] - x[0]);
       return docsOf(s.slice(0, 200).map(([, i]) => chunkIds[i]!), docOf);
     };
     const search = (r: Awaited<ReturnType<typeof retrieveCandidates>>): Ranked =>
@@ -162,11 +152,11 @@ export async function hybridThroughTranslation(
         add(`${name} query-side hybrid`, search(viaQuery), rels);
         add(`${name} query-side federated`, federated(viaQuery.candidates, s.confAB), rels);
         add(`${name} query-side federated, no confidence damping`, federated(viaQuery.candidates, 1), rels);
-        const qRerank = withSemantic(lexical, (v) => cos(tq, v));
+        const qRerank = withSemantic(lexical, (v) => cosine(tq, v));
         add(`${name} query-side on BM25 candidates, hybrid`, search(qRerank), rels);
         add(`${name} query-side on BM25 candidates, federated`, federated(qRerank.candidates, s.confAB), rels);
         const inA = chunkVecInA[name]!;
-        const dRerank = { ...lexical, lists: 2, candidates: lexical.candidates.map((c) => ({ ...c, semantic: cos(qa[i]!, inA[chunkIndex.get(c.id)!]!) })) };
+        const dRerank = { ...lexical, lists: 2, candidates: lexical.candidates.map((c) => ({ ...c, semantic: cosine(qa[i]!, inA[chunkIndex.get(c.id)!]!) })) };
         add(`${name} doc-side on BM25 candidates, hybrid`, search(dRerank), rels);
         add(`${name} doc-side on BM25 candidates, federated`, federated(dRerank.candidates, s.confBA), rels);
       }

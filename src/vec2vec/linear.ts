@@ -20,15 +20,9 @@ interface Moments {
 }
 
 /** Second moments of both sides of a pair set: one pass gives F's and G's (G's cross term is F's transposed). */
-interface PairMoments {
-  readonly n: number;
-  readonly shiftX: Float64Array;
-  readonly shiftY: Float64Array;
-  readonly meanX: Float64Array;
-  readonly meanY: Float64Array;
-  readonly xx: Float64Array;
+interface PairMoments extends Moments {
+  /** Σ (y − shiftY)(y − shiftY)ᵀ. */
   readonly yy: Float64Array;
-  readonly xy: Float64Array;
 }
 
 /** Σ over rows of the shifted outer products, as float64 SIMD matrix products (Gram halves mirrored). */

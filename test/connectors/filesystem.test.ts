@@ -7,6 +7,7 @@ import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
 import { createSyncHandler, SYNC_JOB_KIND } from '../../src/sync/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { silentLog } from '../support/db.ts';
+import { syncConnector } from './support.ts';
 
 describe('filesystem connector (the documents module scanner behind the sync engine)', () => {
   let t: TestApp;
@@ -26,12 +27,7 @@ describe('filesystem connector (the documents module scanner behind the sync eng
   });
 
   const ids = async (id: string) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const sync = async (id: string, full: boolean) => {
-    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
-    assert.equal(r.statusCode, 202, r.body);
-    await worker.drain();
-    return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
-  };
+  const sync = (id: string, full: boolean) => syncConnector(t, worker, id, full);
 
   it('syncs a folder, then only what changed, and removes deleted files', async () => {
     const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'docs', settings: { path: dir } } })).json();

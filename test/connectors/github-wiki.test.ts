@@ -5,7 +5,7 @@ import { sign } from '@octokit/webhooks-methods';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker } from './support.ts';
+import { connectorWorker, syncConnector } from './support.ts';
 
 interface Row {
   external_id: string;
@@ -57,12 +57,7 @@ describe('github connector: wiki pages over git smart HTTP (real git http-backen
     await gh.close();
   });
 
-  const sync = async (full: boolean) => {
-    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
-    assert.equal(r.statusCode, 202, r.body);
-    await worker.drain();
-    return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
-  };
+  const sync = (full: boolean) => syncConnector(t, worker, id, full);
 
   it('the catalog lists wiki pages and the include_wiki setting', async () => {
     const r = await t.app.inject({ method: 'GET', url: '/v1/connectors/catalog', headers: t.admin });

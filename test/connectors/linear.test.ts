@@ -7,7 +7,7 @@ import type { Worker } from '../../src/platform/jobs/index.ts';
 
 import { type FakeLinear, seedLinear, startFakeLinear } from '../fakes/linear.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker } from './support.ts';
+import { connectorWorker, syncConnector } from './support.ts';
 
 describe('linear connector against the fake Linear GraphQL API', () => {
   let t: TestApp;
@@ -40,12 +40,7 @@ describe('linear connector against the fake Linear GraphQL API', () => {
     ].sort();
   const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
   const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
-  const sync = async (full: boolean) => {
-    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
-    assert.equal(r.statusCode, 202, r.body);
-    await worker.drain();
-    return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
-  };
+  const sync = (full: boolean) => syncConnector(t, worker, id, full);
 
   it('a full sync of team ENG stores its issues, projects, cycles, documents, milestones, comments and attachments', async () => {
     const created = await t.app.inject({

@@ -4,7 +4,7 @@ import type { Worker } from '../../src/platform/jobs/index.ts';
 
 import { type FakeSlack, loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker } from './support.ts';
+import { connectorWorker, syncConnector } from './support.ts';
 
 describe('slack connector against the fake Slack seeded from the real export', () => {
   let t: TestApp;
@@ -32,12 +32,7 @@ describe('slack connector against the fake Slack seeded from the real export', (
     return ids.sort();
   };
   const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const sync = async (full: boolean) => {
-    const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=${full}`, headers: t.admin });
-    assert.equal(r.statusCode, 202, r.body);
-    await worker.drain();
-    return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
-  };
+  const sync = (full: boolean) => syncConnector(t, worker, id, full);
 
   it('syncs every channel message and thread reply with authors and permalinks', async () => {
     const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'slack', display_name: 'Slack', credentials: { token: slack.token } } });

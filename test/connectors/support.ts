@@ -27,6 +27,19 @@ export function connectorWorker(t: { db: DatabaseExecutor; deps: AppDeps }, opts
  * Requests a sync of `connectorId` over HTTP, runs it to the end with `worker`, and returns how long it
  * took and its recorded run (counts). Throws unless the request was accepted and the run completed.
  */
+/** Requests a sync over HTTP (202 expected), runs the worker until the queue is empty, and returns the connector record. */
+export async function syncConnector(
+  t: { app: App; admin: { authorization: string } },
+  worker: Worker,
+  connectorId: string,
+  full: boolean,
+) {
+  const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${connectorId}/sync?full=${full}`, headers: t.admin });
+  if (r.statusCode !== 202) throw new Error(`sync request answered ${r.statusCode}: ${r.body}`);
+  await worker.drain();
+  return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${connectorId}`, headers: t.admin })).json();
+}
+
 export async function timedSync(
   t: { app: App; admin: { authorization: string } },
   worker: Worker,
@@ -34,11 +47,8 @@ export async function timedSync(
   full: boolean,
 ): Promise<{ ms: number; run: Record<string, number> }> {
   const start = performance.now();
-  const r = await t.app.inject({ method: 'POST', url: `/v1/connectors/${connectorId}/sync?full=${full}`, headers: t.admin });
-  if (r.statusCode !== 202) throw new Error(r.body);
-  await worker.drain();
+  const c = await syncConnector(t, worker, connectorId, full);
   const ms = performance.now() - start;
-  const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${connectorId}`, headers: t.admin })).json();
   if (c.sync_runs[0].status !== 'completed') throw new Error(JSON.stringify(c.sync_runs[0]));
   return { ms, run: c.sync_runs[0] };
 }
