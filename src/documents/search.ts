@@ -1,3 +1,4 @@
+import type { Queryable } from '../platform/db/index.ts';
 import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
@@ -48,7 +49,7 @@ interface TermStats {
 
 /** The query's lexemes that occur in the tenant's corpus, with their document frequencies. */
 async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: string, query: string): Promise<TermStats> {
-  const r = await deps.db.query<{ term: string; df: number; floor: number; listed: number; chunk_count: number; total_length: number }>(
+  const r = await prepared(deps.db)<{ term: string; df: number; floor: number; listed: number; chunk_count: number; total_length: number }>(
     `SELECT s.term, s.df, s.top_floor AS floor, cardinality(s.top_seqs) AS listed, cs.chunk_count, cs.total_length
      FROM chunk_term_stats s JOIN chunk_corpus_stats cs ON cs.tenant_id = s.tenant_id
      WHERE s.tenant_id = $1 AND s.df > 0 AND s.term = ANY(tsvector_to_array(to_tsvector($2::regconfig, $3)))
@@ -65,17 +66,26 @@ async function queryTermStats(deps: DocumentsDeps, tenantId: string, language: s
 }
 
 /**
+ * `query` through a server-side prepared statement where the executor offers one (embedded PGlite):
+ * the statements below keep their text to the query's shape (number of terms, filters, mode, k),
+ * with terms, idfs and corpus statistics as parameters, so planning happens once per shape.
+ */
+function prepared(db: Queryable): Queryable['query'] {
+  return db.queryPrepared ? db.queryPrepared.bind(db) : db.query.bind(db);
+}
+
+/**
  * BM25 of chunk `c` as one SQL expression: per query term, its frequency is looked up in the
- * chunk's aligned (terms, tfs) arrays; idf and the length normalisation are constants here.
+ * chunk's aligned (terms, tfs) arrays; idf and the length normalisation are float8 parameters.
  */
 function bm25Sql(stats: TermStats, p: Params): string {
   const { k1, b } = BM25;
   // idf·(k1+1)·tf/(tf+K) written as idf·(k1+1)·(1 − K/(tf+K)) so each lookup happens once per term;
   // float8 throughout (an unmarked literal such as 1.2 would make the whole sum numeric: ~2× slower).
-  const norm = `(${k1 * (1 - b)}::float8 + ${(k1 * b) / stats.avgLength}::float8 * c.length)`;
+  const norm = `(${k1 * (1 - b)}::float8 + ${p.add((k1 * b) / stats.avgLength)}::float8 * c.length)`;
   const parts = stats.terms.map(({ term, df }) => {
     const tf = `c.tfs[array_position(c.terms, ${p.add(term)}::text)]`;
-    const w = bm25Idf(stats.chunkCount, df) * (k1 + 1);
+    const w = p.add(bm25Idf(stats.chunkCount, df) * (k1 + 1));
     return `coalesce(${w}::float8 * (1::float8 - ${norm} / (${tf} + ${norm})), 0::float8)`;
   });
   return `(${parts.join(' + ')})`;
@@ -130,9 +140,10 @@ function impactCtes(
     ctes.push('lex AS (SELECT id, score FROM lfast)');
     return { ctes, fallback };
   }
-  const bound = `(CASE WHEN (SELECT count(*) FROM lcand) >= ${o.m} THEN (SELECT min(partial) FROM lcand) ELSE 0 END + ${o.floorSum})`;
+  // A function: its parameter is added only where the statement uses it.
+  const bound = () => `(CASE WHEN (SELECT count(*) FROM lcand) >= ${o.m} THEN (SELECT min(partial) FROM lcand) ELSE 0 END + ${p.add(o.floorSum)}::float8)`;
   const need = o.filtered
-    ? `(SELECT count(*) FROM lfast) < ${o.k} OR (SELECT min(score) FROM lfast) < ${bound} * (1 + 1e-9)`
+    ? `(SELECT count(*) FROM lfast) < ${o.k} OR (SELECT min(score) FROM lfast) < ${bound()} * (1 + 1e-9)`
     : `(SELECT count(*) FROM lfast) < ${o.k}`;
   ctes.push(
     `lex_need AS (SELECT (${need}) AS need)`,
@@ -280,9 +291,9 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     useVec && db.hasVector
       ? await db.transaction(async (tx) => {
           await tx.exec(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, k * 2))}; SET LOCAL hnsw.iterative_scan = relaxed_order`);
-          return (await tx.query<Record<string, unknown>>(sql, p.values)).rows;
+          return (await prepared(tx)<Record<string, unknown>>(sql, p.values)).rows;
         })
-      : (await db.query<Record<string, unknown>>(sql, p.values)).rows;
+      : (await prepared(db)<Record<string, unknown>>(sql, p.values)).rows;
   req.signal?.throwIfAborted();
 
   const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

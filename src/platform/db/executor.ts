@@ -3,6 +3,12 @@ export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[]; affectedRows: number }>;
   /** Run a multi-statement script without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * Optional: the same as `query`, through a server-side prepared statement named after the SQL
+   * text, so a statement whose text repeats is parsed and planned once (generic plan). Callers fall
+   * back to `query` where it is absent.
+   */
+  queryPrepared?<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[]; affectedRows: number }>;
 }
 
 /**

@@ -1,7 +1,27 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { DatabaseExecutor, Queryable } from './executor.ts';
+
+/** Distinct statements kept prepared per database; past it, all are deallocated and prepared again. */
+const MAX_PREPARED = 256;
+
+/** The PostgreSQL text form of a parameter value (arrays as array literals). */
+function textForm(v: unknown): string {
+  if (v instanceof Date) return v.toISOString();
+  if (ArrayBuffer.isView(v) || Array.isArray(v)) {
+    const items = Array.from(v as ArrayLike<unknown>, (x) => (x === null || x === undefined ? 'NULL' : `"${textForm(x).replace(/[\\"]/g, '\\$&')}"`));
+    return `{${items.join(',')}}`;
+  }
+  if (typeof v === 'object' && v !== null) return JSON.stringify(v);
+  return String(v);
+}
+
+/** A parameter value as a quoted SQL literal of unknown type (NULL for null). */
+export function sqlLiteral(v: unknown): string {
+  return v === null || v === undefined ? 'NULL' : `'${textForm(v).replace(/'/g, "''")}'`;
+}
 
 /** Opens (or creates) an embedded PGlite database with pgvector in `dataDir`; `memory://` for tests. */
 export interface PgliteExecutor extends DatabaseExecutor {
@@ -13,6 +33,8 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
   if (!dataDir.startsWith('memory://')) await fs.mkdir(dataDir, { recursive: true });
   const pg = await PGlite.create(dataDir, { extensions: { vector }, loadDataDir: opts.loadDataDir });
   await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  // Prepared statements belong to the one PGlite session, so transactions share them.
+  const prepared = new Set<string>();
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []) {
       const res = await q.query<R>(sql, params as unknown[]);
@@ -20,6 +42,22 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
     },
     async exec(sql: string) {
       await q.exec(sql);
+    },
+    async queryPrepared<R>(sql: string, params: readonly unknown[] = []) {
+      const name = `atrium_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+      if (!prepared.has(name)) {
+        if (prepared.size >= MAX_PREPARED) {
+          await q.exec('DEALLOCATE ALL');
+          prepared.clear();
+        }
+        await q.exec(`PREPARE ${name} AS ${sql}`);
+        prepared.add(name);
+      }
+      // PGlite binds no parameters to a utility statement: the arguments go in as quoted literals,
+      // each coerced to the type PREPARE inferred for it.
+      const args = params.map(sqlLiteral).join(', ');
+      const res = await q.query<R>(params.length ? `EXECUTE ${name}(${args})` : `EXECUTE ${name}`);
+      return { rows: res.rows, affectedRows: res.affectedRows ?? 0 };
     },
   });
   const base = wrap(pg);
@@ -29,6 +67,7 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
     hasVector: true,
     query: base.query,
     exec: base.exec,
+    queryPrepared: base.queryPrepared,
     async transaction(fn) {
       return pg.transaction((tx) => fn(wrap(tx)));
     },
