@@ -317,7 +317,8 @@ export function rankCandidates(
   const fusion = opts.fusion ?? DEFAULT_FUSION;
   // Vector pseudo-relevance feedback (feedback.ts) changes only the fusion input; passages keep cos(q, c).
   const feedback = opts.feedback ?? DEFAULT_FEEDBACK;
-  const scored = feedback && lists > 1 ? rocchioCandidates(cands, rowVectors(rows), feedback) : cands;
+  const vectors = feedback && lists > 1 ? rowVectors(rows) : null;
+  const scored = vectors && feedback ? rocchioCandidates(cands, vectors, feedback) : cands;
   const fused = fusion === 'rrf' ? new Map(scored.map((c) => [c.id, rrfScore(c, lists)])) : convexScores(scored, opts.alpha ?? DEFAULT_ALPHA);
   const byId = new Map(rows.map((r) => [String(r.chunk_id), r]));
   const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
@@ -349,7 +350,7 @@ export function rankCandidates(
         semantic_score: c.semantic,
         fused_score: Math.max(0, Math.min(1, score)),
         embedding_model: (r.chunk_model as string | null) ?? null,
-        vector: parseVector(r.vec),
+        vector: vectors?.get(c.id) ?? parseVector(r.vec),
       };
     });
 }

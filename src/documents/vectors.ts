@@ -19,7 +19,13 @@ export function parseVector(raw: unknown): Float32Array | null {
   if (typeof raw === 'string') {
     const body = raw.replace(/^[[{]|[\]}]$/g, '');
     if (!body) return new Float32Array(0);
-    return Float32Array.from(body.split(',').map(Number));
+    // pgvector's '[…]' and real[]'s '{…}' bodies are JSON number lists (JSON.parse is ~2× faster than
+    // splitting); NaN/Infinity in a real[] are not JSON and take the split path.
+    try {
+      return new Float32Array(JSON.parse(`[${body}]`) as number[]);
+    } catch {
+      return Float32Array.from(body.split(',').map(Number));
+    }
   }
   return null;
 }
