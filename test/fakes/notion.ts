@@ -217,6 +217,26 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
   const bot = data.users.find((u) => u.type === 'bot') ?? data.users[0];
 
   const findPage = (id: string) => data.pages.find((x) => x.id === id);
+  /** A new live page, as Notion returns it, added to the workspace. */
+  const newPage = (title: string, parent: Json, userId: unknown): Json => {
+    const t = tick();
+    const id = fakeId();
+    const pg: Json = {
+      object: 'page',
+      id,
+      created_time: t,
+      last_edited_time: t,
+      created_by: { object: 'user', id: userId },
+      last_edited_by: { object: 'user', id: userId },
+      parent,
+      archived: false,
+      in_trash: false,
+      properties: { title: { id: 'title', type: 'title', title: rt(title) } },
+      url: `https://www.notion.so/${id.replace(/-/g, '')}`,
+    };
+    data.pages.push(pg);
+    return pg;
+  };
   const touch = (pageId: string) => {
     const pg = findPage(pageId);
     if (pg) pg.last_edited_time = tick();
@@ -285,22 +305,8 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
         if (!parent?.page_id || !findPage(parent.page_id)) return error(404, 'object_not_found', 'Could not find the parent page.');
         const titleProp = (body?.properties as { title?: { title?: { text: { content: string } }[] } } | undefined)?.title?.title ?? [];
         const title = titleProp.map((t) => t.text.content).join('');
-        const t = tick();
-        const id = fakeId();
-        const pg: Json = {
-          object: 'page',
-          id,
-          created_time: t,
-          last_edited_time: t,
-          created_by: { object: 'user', id: bot?.id },
-          last_edited_by: { object: 'user', id: bot?.id },
-          parent: { type: 'page_id', page_id: parent.page_id },
-          archived: false,
-          in_trash: false,
-          properties: { title: { id: 'title', type: 'title', title: rt(title) } },
-          url: `https://www.notion.so/${id.replace(/-/g, '')}`,
-        };
-        data.pages.push(pg);
+        const pg = newPage(title, { type: 'page_id', page_id: parent.page_id }, bot?.id);
+        const id = String(pg.id);
         data.blocks.set(id, ((body?.children as Json[]) ?? []).map((c) => stored(c, { type: 'page_id', page_id: id })));
         return reply(200, pg);
       }
@@ -338,22 +344,8 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
     calls,
     tick,
     addPage(title, paragraphs, parentPageId) {
-      const t = tick();
-      const id = fakeId();
-      const pg: Json = {
-        object: 'page',
-        id,
-        created_time: t,
-        last_edited_time: t,
-        created_by: { object: 'user', id: data.users[0]?.id },
-        last_edited_by: { object: 'user', id: data.users[0]?.id },
-        parent: parentPageId ? { type: 'page_id', page_id: parentPageId } : { type: 'workspace', workspace: true },
-        archived: false,
-        in_trash: false,
-        properties: { title: { id: 'title', type: 'title', title: rt(title) } },
-        url: `https://www.notion.so/${id.replace(/-/g, '')}`,
-      };
-      data.pages.push(pg);
+      const pg = newPage(title, parentPageId ? { type: 'page_id', page_id: parentPageId } : { type: 'workspace', workspace: true }, data.users[0]?.id);
+      const id = String(pg.id);
       data.blocks.set(id, paragraphs.map((x) => ({ ...p(x), parent: { type: 'page_id', page_id: id }, has_children: false })));
       return pg;
     },
