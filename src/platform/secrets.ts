@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -50,4 +50,11 @@ export async function resolveSecretKey(configured: string | undefined, dataDir: 
     if (err.code !== 'EEXIST') throw err;
   });
   return (await fs.readFile(file, 'utf8')).trim();
+}
+
+/** Compares a computed secret value (a signature, a hash) with a given one in constant time; different lengths are unequal. */
+export function constantTimeEqual(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,9 +1,10 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { InvalidInputLinearError } from '@linear/sdk';
 import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
 import { linearRequest } from './client.ts';
 import type { LinearCredentials, LinearSettings } from './schemas.ts';
 import { ENTITIES, type Entity, type EntityName } from './sync.ts';
+import { constantTimeEqual } from '../../platform/secrets.ts';
 
 type Ctx = SourceContext<LinearCredentials, LinearSettings>;
 
@@ -38,9 +39,7 @@ export function linearSignature(secret: string, rawBody: string): string {
 /** `Linear-Signature` = hex HMAC-SHA256 of the raw body; `webhookTimestamp` (ms, inside the signed body) within the window. */
 export function verifyLinearDelivery(input: { signature: string | undefined; rawBody: string; secret: string; now: Date }): { ok: true } | { ok: false; reason: string } {
   if (!input.signature) return { ok: false, reason: 'missing Linear-Signature header' };
-  const expected = Buffer.from(linearSignature(input.secret, input.rawBody));
-  const given = Buffer.from(input.signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'Linear-Signature does not match the payload' };
+  if (!constantTimeEqual(linearSignature(input.secret, input.rawBody), input.signature)) return { ok: false, reason: 'Linear-Signature does not match the payload' };
   let ts: unknown;
   try {
     ts = (JSON.parse(input.rawBody) as { webhookTimestamp?: unknown }).webhookTimestamp;

@@ -1,10 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { ChannelRenameEvent, MessageChangedEvent, MessageDeletedEvent } from '@slack/types';
 import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
 import { slackCall } from './client.ts';
 import { isContentMessage, messageToDocument, type SlackChannelRef, type SlackMessage } from './map.ts';
 import type { SlackCredentials, SlackSettings } from './schemas.ts';
 import { displayName, listUsers, type SlackPage, type SlackUser, slackSync } from './sync.ts';
+import { constantTimeEqual } from '../../platform/secrets.ts';
 
 type Ctx = SourceContext<SlackCredentials, SlackSettings>;
 
@@ -24,9 +25,7 @@ export function verifySlackRequest(input: { signature: string | undefined; times
   if (Math.abs(input.now.getTime() / 1000 - Number(input.timestamp)) > SLACK_TOLERANCE_S) {
     return { ok: false, reason: 'X-Slack-Request-Timestamp is outside the 5 minute window (replayed or delayed request)' };
   }
-  const expected = Buffer.from(slackSignature(input.secret, input.timestamp, input.rawBody));
-  const given = Buffer.from(input.signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'X-Slack-Signature does not match the request' };
+  if (!constantTimeEqual(slackSignature(input.secret, input.timestamp, input.rawBody), input.signature)) return { ok: false, reason: 'X-Slack-Signature does not match the request' };
   return { ok: true };
 }
 
