@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { DatabaseExecutor } from '../src/platform/db/index.ts';
+import { isReadOnlyStatement } from '../src/platform/db/executor.ts';
 import { openTestPglite } from './support/db.ts';
 
 let db: DatabaseExecutor;
@@ -45,4 +46,53 @@ test('queryPrepared prepares a statement once per SQL text and reuses it, also i
   });
   assert.deepEqual(inTx, [{ v: 10 }]);
   assert.equal(await count(), 1);
+});
+
+test('isReadOnlyStatement: only statements that cannot write count as reads', () => {
+  for (const sql of ['SELECT 1', '  select * from chunks', 'WITH a AS (SELECT 1) SELECT * FROM a', 'SET LOCAL hnsw.ef_search = 40; SET LOCAL x = 1', 'SHOW work_mem', 'EXPLAIN SELECT 1', 'VALUES (1)']) {
+    assert.equal(isReadOnlyStatement(sql), true, sql);
+  }
+  for (const sql of [
+    'INSERT INTO t VALUES (1)',
+    'update t set x = 1',
+    'DELETE FROM t',
+    'WITH w AS (INSERT INTO t VALUES (1) RETURNING 1) SELECT * FROM w',
+    'SELECT nextval($1)',
+    'SELECT pg_advisory_xact_lock(1)',
+    'SELECT * FROM jobs FOR UPDATE SKIP LOCKED',
+    'TRUNCATE t',
+    'VACUUM (ANALYZE) chunks',
+    'CREATE INDEX i ON t (x)',
+    'BEGIN',
+  ]) {
+    assert.equal(isReadOnlyStatement(sql), false, sql);
+  }
+});
+
+test('writeEpoch changes with every write sent through the executor (transactions included), never with a read', async () => {
+  assert.ok(db.writeEpoch, 'the embedded executor is the database’s one client');
+  await db.exec('CREATE TABLE IF NOT EXISTS epoch_probe (x int)');
+  const e0 = db.writeEpoch();
+  await db.query('SELECT count(*) FROM epoch_probe');
+  await db.queryPrepared?.('SELECT $1::int AS v', [1]);
+  await db.transaction(async (tx) => {
+    await tx.exec('SET LOCAL work_mem = 65536');
+    await tx.query('SELECT 1');
+  });
+  assert.equal(db.writeEpoch(), e0, 'reads leave the epoch alone');
+  await db.query('INSERT INTO epoch_probe VALUES (1)');
+  const e1 = db.writeEpoch();
+  assert.notEqual(e1, e0);
+  await db.transaction(async (tx) => {
+    await tx.query('UPDATE epoch_probe SET x = 2');
+  });
+  const e2 = db.writeEpoch();
+  assert.notEqual(e2, e1);
+  await assert.rejects(
+    db.transaction(async (tx) => {
+      await tx.query('DELETE FROM epoch_probe');
+      throw new Error('roll back');
+    }),
+  );
+  assert.notEqual(db.writeEpoch(), e2, 'a rolled-back write still counts (readers refresh, nothing stale)');
 });

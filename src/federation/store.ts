@@ -152,7 +152,30 @@ export interface QueryContextRows {
   readonly nodes: Record<string, unknown>[];
 }
 
-export async function loadQueryContext(db: Queryable, tenantId: string, withNodes: boolean): Promise<QueryContextRows> {
+/** Context reads per database and (tenant, withNodes), kept while the database's write epoch is unchanged. */
+const contextMemo = new WeakMap<object, Map<string, { epoch: number; value: QueryContextRows }>>();
+
+/**
+ * The query context. Where the executor is the database's one client (embedded PGlite, `writeEpoch`), the
+ * answer is reused until any write is sent through it (documents, connectors, nodes, tombstones, the
+ * federated query's own activity rows), so a cached federated query usually reads nothing; on PostgreSQL
+ * other processes write, so it is read every time.
+ */
+export async function loadQueryContext(db: Queryable & { writeEpoch?(): number }, tenantId: string, withNodes: boolean): Promise<QueryContextRows> {
+  if (!db.writeEpoch) return readQueryContext(db, tenantId, withNodes);
+  const epoch = db.writeEpoch();
+  let memo = contextMemo.get(db);
+  if (!memo) contextMemo.set(db, (memo = new Map()));
+  const key = `${tenantId}\u0000${withNodes}`;
+  const hit = memo.get(key);
+  if (hit && hit.epoch === epoch) return hit.value;
+  const value = await readQueryContext(db, tenantId, withNodes);
+  if (memo.size > 1000) memo.clear();
+  memo.set(key, { epoch, value });
+  return value;
+}
+
+async function readQueryContext(db: Queryable, tenantId: string, withNodes: boolean): Promise<QueryContextRows> {
   const r = await db.query<{ generation: string | number | null; tombstones: number; sources: unknown; nodes: unknown }>(
     `SELECT
        (SELECT generation FROM federation_generations WHERE tenant_id = $1) AS generation,

@@ -183,6 +183,28 @@ describe('POST /v1/federate', () => {
     assert.ok(fresh.items.some((i: { metadata: { external_id: string } }) => i.metadata.external_id === 'ledger-2'));
   });
 
+  it('sees a new source and a new tombstone on the very next query (the embedded context memo follows every write)', async () => {
+    const q = { query: 'ledger reconciliation', user_id: 'u-memo', include_reasoning: true };
+    const before = (await federate(q)).json();
+    await federate(q);
+    assert.ok(!before.nodes_consulted.includes('notion-new'));
+    await t.db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name, status) VALUES ('notion-new', 'default', 'notion', 'new', 'idle')`);
+    const withSource = (await federate(q)).json();
+    assert.ok(withSource.nodes_consulted.includes('notion-new'), 'the new source is consulted');
+    const target = withSource.items[0];
+    assert.ok(target && !target.suppressed_by_tombstone);
+    const forget = await t.app.inject({ method: 'POST', url: '/v1/forget', headers: t.admin, payload: { document_ids: [target.id] } });
+    assert.equal(forget.statusCode, 201);
+    const after = (await federate(q)).json();
+    assert.equal(after.reasoning.cache, 'hit', 'a tombstone does not change the documents, so the result cache stays');
+    assert.equal(after.items.find((i: { id: string }) => i.id === target.id)?.suppressed_by_tombstone, true);
+    const lifted = await t.app.inject({ method: 'DELETE', url: `/v1/forget/${forget.json().tombstones[0].id}`, headers: t.admin });
+    assert.equal(lifted.statusCode, 200);
+    assert.equal((await federate(q)).json().items.find((i: { id: string }) => i.id === target.id)?.suppressed_by_tombstone, false);
+    await t.db.query(`DELETE FROM connectors WHERE id = 'notion-new'`);
+    assert.ok(!(await federate(q)).json().nodes_consulted.includes('notion-new'));
+  });
+
   it('records an audit event with the query hash and the activity behind entropy', async () => {
     const body = (await federate({ query: 'payment alerts', user_id: 'u-audit' })).json();
     const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=federation.query', headers: t.admin });

@@ -22,4 +22,21 @@ export interface DatabaseExecutor extends Queryable {
   readonly hasVector: boolean;
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Present only where this process is the database's one client (embedded PGlite): a counter that
+   * changes whenever a statement that may write has been sent through this executor (in a transaction
+   * or not). Equal values mean nothing was written in between, so a read taken at one value is still
+   * current: callers memoize small per-request reads on it. Absent on PostgreSQL, where other
+   * processes write.
+   */
+  writeEpoch?(): number;
+}
+
+/**
+ * Whether a statement can only read: it starts with SELECT, WITH, VALUES, SHOW, SET or EXPLAIN and names no
+ * data-modifying command or sequence/lock function. Conservative: a read it misjudges as a write
+ * costs a memo refresh, never a stale answer.
+ */
+export function isReadOnlyStatement(sql: string): boolean {
+  return /^\s*(SELECT|WITH|VALUES|SHOW|SET|EXPLAIN)\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|CREATE|ALTER|DROP|nextval|setval|pg_advisory\w*)\b/i.test(sql);
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { DatabaseExecutor, Queryable } from './executor.ts';
+import { type DatabaseExecutor, isReadOnlyStatement, type Queryable } from './executor.ts';
 
 /** Distinct statements kept prepared per database; past it, all are deallocated and prepared again. */
 const MAX_PREPARED = 256;
@@ -35,15 +35,36 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
   await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
   // Prepared statements belong to the one PGlite session, so transactions share them.
   const prepared = new Set<string>();
+  // This process is the database's only client: every write goes through here (see writeEpoch).
+  let epoch = 0;
+  // Bumped before a write is sent and again when it is done, so a read that overlapped it is never
+  // taken as current. PGlite runs statements one at a time in the order they were sent.
+  const noteWrite = (sql: string): boolean => {
+    const writes = !isReadOnlyStatement(sql);
+    if (writes) epoch++;
+    return writes;
+  };
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []) {
-      const res = await q.query<R>(sql, params as unknown[]);
-      return { rows: res.rows, affectedRows: res.affectedRows ?? 0 };
+      const writes = noteWrite(sql);
+      try {
+        const res = await q.query<R>(sql, params as unknown[]);
+        return { rows: res.rows, affectedRows: res.affectedRows ?? 0 };
+      } finally {
+        if (writes) epoch++;
+      }
     },
     async exec(sql: string) {
-      await q.exec(sql);
+      const writes = noteWrite(sql);
+      try {
+        await q.exec(sql);
+      } finally {
+        if (writes) epoch++;
+      }
     },
     async queryPrepared<R>(sql: string, params: readonly unknown[] = []) {
+      // Only read statements go through here (retrieval); a write is counted like query().
+      if (noteWrite(sql)) epoch++;
       const name = `atrium_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
       if (!prepared.has(name)) {
         if (prepared.size >= MAX_PREPARED) {
@@ -69,8 +90,10 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
     exec: base.exec,
     queryPrepared: base.queryPrepared,
     async transaction(fn) {
+      // Writes inside count as they are sent; a read sent meanwhile waits for the commit or rollback.
       return pg.transaction((tx) => fn(wrap(tx)));
     },
+    writeEpoch: () => epoch,
     async close() {
       if (closed) return;
       closed = true;
