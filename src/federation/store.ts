@@ -165,7 +165,10 @@ export async function loadQueryContext(db: Queryable & { writeEpoch?(): number }
   if (!db.writeEpoch) return readQueryContext(db, tenantId, withNodes);
   const epoch = db.writeEpoch();
   let memo = contextMemo.get(db);
-  if (!memo) contextMemo.set(db, (memo = new Map()));
+  if (!memo) {
+    memo = new Map();
+    contextMemo.set(db, memo);
+  }
   const key = `${tenantId}\u0000${withNodes}`;
   const hit = memo.get(key);
   if (hit && hit.epoch === epoch) return hit.value;
