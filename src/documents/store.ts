@@ -87,16 +87,18 @@ export async function storeDocuments(
       }
     }
     if (chunkRows.id.length) {
+      // OFFSET 0 keeps each LATERAL subquery from being flattened into the select list, where the planner
+      // would evaluate to_tsvector (and the tfs array) once per reference: three times per chunk.
       await tx.query(
         `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, terms, tfs, length)
          SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, v.fts, tsvector_to_array(v.fts), t.tfs,
                 (SELECT coalesce(sum(f), 0) FROM unnest(t.tfs) f)
          FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(id, doc, ord, content, heading, title)
          CROSS JOIN LATERAL (
-           SELECT setweight(to_tsvector($8::regconfig, x.title), 'A') || to_tsvector($8::regconfig, x.content) AS fts
+           SELECT setweight(to_tsvector($8::regconfig, x.title), 'A') || to_tsvector($8::regconfig, x.content) AS fts OFFSET 0
          ) v
          CROSS JOIN LATERAL (
-           SELECT ARRAY(SELECT least(coalesce(array_length(u.positions, 1), 1), 32767)::smallint FROM unnest(v.fts) u) AS tfs
+           SELECT ARRAY(SELECT least(coalesce(array_length(u.positions, 1), 1), 32767)::smallint FROM unnest(v.fts) u) AS tfs OFFSET 0
          ) t`,
         [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.title, settings.ftsLanguage],
       );
