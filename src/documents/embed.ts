@@ -2,7 +2,7 @@ import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import { type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
 import type { DocumentsDeps } from './types.ts';
 import { noteChunkWrites } from './maintenance.ts';
-import { ensureVectorIndex, writeChunkVectors } from './vectors.ts';
+import { ensureVectorIndex, hasVectorIndex, writeChunkVectors } from './vectors.ts';
 
 export const EMBED_JOB_KIND = 'documents.embed';
 
@@ -93,8 +93,9 @@ export async function embedPendingChunks(
  */
 export const HNSW_MIN_VECTORS = 20_000;
 
-async function maybeIndexVectors(deps: DocumentsDeps, provider: EmbeddingProvider): Promise<void> {
-  if (!deps.db.hasVector) return;
+/** Creates the model's HNSW index once it has enough vectors (HNSW_MIN_VECTORS). */
+export async function maybeIndexVectors(deps: DocumentsDeps, provider: EmbeddingProvider): Promise<void> {
+  if (!deps.db.hasVector || hasVectorIndex(deps.db, provider.id, provider.dimensions)) return;
   const r = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE embedding_model = $1', [provider.id]);
   if (Number(r.rows[0]?.n ?? 0) >= (deps.hnswMinVectors ?? HNSW_MIN_VECTORS)) await ensureVectorIndex(deps.db, provider.id, provider.dimensions);
 }

@@ -1,9 +1,12 @@
+import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import { newId } from '../platform/ids.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { chunkDocument } from './chunker.ts';
+import { embeddingText } from './embed.ts';
 import { contentHash, fieldsHash } from './hash.ts';
 import { resolveSettings } from './settings.ts';
 import { noteChunkWrites } from './maintenance.ts';
+import { vectorLiteral } from './vectors.ts';
 import { addTermStats, lockTenantStats, removeTermStats } from './stats.ts';
 import type { DocumentInput, DocumentsDeps, StoredDocument } from './types.ts';
 
@@ -14,6 +17,8 @@ export interface UpsertCore {
   readonly documents: { id: string; external_id: string }[];
   /** Documents whose chunks were (re)written and so need vectors. */
   readonly reindexed: string[];
+  /** Chunks written with their vectors (by `input.embedder`). */
+  readonly embedded: number;
 }
 
 interface Prepared {
@@ -25,10 +30,13 @@ interface Prepared {
 /**
  * Stores a batch idempotently on (tenant, connector, external_id): unchanged documents cost one
  * lookup, metadata-only changes update the row, content changes replace the chunks atomically.
+ * With `embedder` (a model cheap enough for the request path), new chunks are written with their
+ * vectors and their documents with the model id, in the same transaction; otherwise chunks are
+ * written without vectors and `reindexed` names the documents that need them.
  */
 export async function storeDocuments(
   deps: DocumentsDeps,
-  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[] },
+  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embedder?: EmbeddingProvider },
 ): Promise<UpsertCore> {
   const { db } = deps;
   const settings = resolveSettings(deps);
@@ -37,7 +45,7 @@ export async function storeDocuments(
   const byExt = new Map<string, Prepared>();
   for (const d of input.documents) byExt.set(d.external_id, { input: d, contentHash: contentHash(d), fieldsHash: fieldsHash(d) });
   const prepared = [...byExt.values()];
-  if (prepared.length === 0) return { added: 0, updated: 0, unchanged: 0, documents: [], reindexed: [] };
+  if (prepared.length === 0) return { added: 0, updated: 0, unchanged: 0, documents: [], reindexed: [], embedded: 0 };
 
   const existing = await db.query<{ id: string; external_id: string; content_hash: string; fields_hash: string }>(
     `SELECT id, external_id, content_hash, fields_hash FROM documents
@@ -52,7 +60,7 @@ export async function storeDocuments(
     if (o && o.content_hash === p.contentHash && o.fields_hash === p.fieldsHash) unchangedDocs.push({ id: o.id, external_id: o.external_id });
     else toWrite.push(p);
   }
-  if (toWrite.length === 0) return { added: 0, updated: 0, unchanged: unchangedDocs.length, documents: unchangedDocs, reindexed: [] };
+  if (toWrite.length === 0) return { added: 0, updated: 0, unchanged: unchangedDocs.length, documents: unchangedDocs, reindexed: [], embedded: 0 };
 
   // Chunking is CPU work: do it before the transaction.
   const needsChunks = toWrite.filter((p) => old.get(p.input.external_id)?.content_hash !== p.contentHash);
@@ -62,6 +70,14 @@ export async function storeDocuments(
   )]));
 
   const newChunks = [...chunked.values()].reduce((n, cs) => n + cs.length, 0);
+  // Embedding is CPU work too (and may fail): before the transaction, in chunk order.
+  const { embedder } = input;
+  const vectors = embedder
+    ? await embedder.embed(needsChunks.flatMap((p) => (chunked.get(p.input.external_id) ?? []).map((c) => embeddingText(p.input.title, c.content))))
+    : null;
+  if (embedder && vectors?.length !== newChunks) throw new Error(`model ${embedder.id} returned ${vectors?.length} vectors for ${newChunks} texts`);
+  const pgvector = db.hasVector;
+  let vi = 0;
   const result = await db.transaction(async (tx) => {
     await lockTenantStats(tx, tenantId);
     const replacedIds = needsChunks.map((p) => old.get(p.input.external_id)?.id).filter((id): id is string => id !== undefined);
@@ -69,9 +85,19 @@ export async function storeDocuments(
       await removeTermStats(tx, tenantId, replacedIds);
       await tx.query('DELETE FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[])', [tenantId, replacedIds]);
     }
-    const written = await upsertRows(tx, tenantId, connectorId, toWrite, new Set(chunked.keys()));
+    // A document whose chunks get vectors now is marked with the model (one with no chunks stays null).
+    const modelOf = (p: Prepared) => (embedder && (chunked.get(p.input.external_id)?.length ?? 0) > 0 ? embedder.id : null);
+    const written = await upsertRows(tx, tenantId, connectorId, toWrite, modelOf);
     const idByExt = new Map(written.map((w) => [w.external_id, w.id]));
-    const chunkRows = { id: [] as string[], doc: [] as string[], ord: [] as number[], content: [] as string[], heading: [] as (string | null)[], title: [] as string[] };
+    const chunkRows = {
+      id: [] as string[],
+      doc: [] as string[],
+      ord: [] as number[],
+      content: [] as string[],
+      heading: [] as (string | null)[],
+      title: [] as string[],
+      vec: [] as (string | null)[],
+    };
     const reindexed: string[] = [];
     for (const p of needsChunks) {
       const docId = idByExt.get(p.input.external_id);
@@ -84,23 +110,27 @@ export async function storeDocuments(
         chunkRows.content.push(c.content);
         chunkRows.heading.push(c.heading);
         chunkRows.title.push(p.input.title);
+        const v = vectors?.[vi++];
+        chunkRows.vec.push(v ? vectorLiteral(v, pgvector) : null);
       }
     }
     if (chunkRows.id.length) {
       // OFFSET 0 keeps each LATERAL subquery from being flattened into the select list, where the planner
       // would evaluate to_tsvector (and the tfs array) once per reference: three times per chunk.
+      const vecColumn = pgvector ? 'embedding_vec' : 'embedding';
       await tx.query(
-        `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, terms, tfs, length)
+        `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, terms, tfs, length, ${vecColumn}, embedding_model)
          SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, v.fts, tsvector_to_array(v.fts), t.tfs,
-                (SELECT coalesce(sum(f), 0) FROM unnest(t.tfs) f)
-         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(id, doc, ord, content, heading, title)
+                (SELECT coalesce(sum(f), 0) FROM unnest(t.tfs) f), x.vec::${pgvector ? 'vector' : 'real[]'}, CASE WHEN x.vec IS NOT NULL THEN $9::text END
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $10::text[]) AS x(id, doc, ord, content, heading, title, vec)
          CROSS JOIN LATERAL (
            SELECT setweight(to_tsvector($8::regconfig, x.title), 'A') || to_tsvector($8::regconfig, x.content) AS fts OFFSET 0
          ) v
          CROSS JOIN LATERAL (
            SELECT ARRAY(SELECT least(coalesce(array_length(u.positions, 1), 1), 32767)::smallint FROM unnest(v.fts) u) AS tfs OFFSET 0
          ) t`,
-        [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.title, settings.ftsLanguage],
+        [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.title, settings.ftsLanguage,
+          embedder?.id ?? null, chunkRows.vec],
       );
       await addTermStats(tx, tenantId, reindexed, deps.impactListSize);
     }
@@ -111,6 +141,7 @@ export async function storeDocuments(
       unchanged: unchangedDocs.length,
       documents: [...unchangedDocs, ...written],
       reindexed,
+      embedded: vectors ? chunkRows.id.length : 0,
     };
   });
   await noteChunkWrites(db, newChunks);
@@ -122,23 +153,23 @@ async function upsertRows(
   tenantId: string,
   connectorId: string,
   docs: readonly Prepared[],
-  rechunked: ReadonlySet<string>,
+  modelOf: (p: Prepared) => string | null,
 ): Promise<{ id: string; external_id: string }[]> {
   const col = <T>(f: (p: Prepared) => T) => docs.map(f);
   const r = await tx.query<{ id: string; external_id: string }>(
     `INSERT INTO documents (id, tenant_id, source_node, external_id, title, content, url, author, document_type,
                             created_at, updated_at, metadata, acl, content_hash, fields_hash, embedding_model, ingested_at)
      SELECT x.id, $1, $2, x.ext, x.title, x.content, x.url, x.author, coalesce(x.dtype, 'page'),
-            x.created::timestamptz, x.updated::timestamptz, coalesce(x.meta::jsonb, '{}'::jsonb), x.acl::jsonb, x.chash, x.fhash, NULL, now()
+            x.created::timestamptz, x.updated::timestamptz, coalesce(x.meta::jsonb, '{}'::jsonb), x.acl::jsonb, x.chash, x.fhash, x.model, now()
      FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-                 $12::text[], $13::text[], $14::text[], $15::text[], $16::bool[])
-       AS x(id, ext, title, content, url, author, dtype, created, updated, meta, acl, chash, fhash, rechunk)
+                 $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+       AS x(id, ext, title, content, url, author, dtype, created, updated, meta, acl, chash, fhash, model)
      ON CONFLICT (tenant_id, source_node, external_id) DO UPDATE SET
        title = excluded.title, content = excluded.content, url = excluded.url, author = excluded.author,
        document_type = excluded.document_type, created_at = excluded.created_at, updated_at = excluded.updated_at,
        metadata = excluded.metadata, acl = excluded.acl, content_hash = excluded.content_hash,
        fields_hash = excluded.fields_hash, ingested_at = now(),
-       embedding_model = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.embedding_model ELSE NULL END
+       embedding_model = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.embedding_model ELSE excluded.embedding_model END
      RETURNING id, external_id`,
     [
       tenantId,
@@ -156,7 +187,7 @@ async function upsertRows(
       col((p) => (p.input.acl === undefined || p.input.acl === null ? null : JSON.stringify(p.input.acl))),
       col((p) => p.contentHash),
       col((p) => p.fieldsHash),
-      col((p) => rechunked.has(p.input.external_id)),
+      col(modelOf),
     ],
   );
   return r.rows;

@@ -1,30 +1,38 @@
 import { enqueueJob } from '../platform/jobs/index.ts';
-import { EMBED_JOB_KIND, embedPendingChunks } from './embed.ts';
+import { EMBED_JOB_KIND, embedPendingChunks, maybeIndexVectors } from './embed.ts';
 import { storeDocuments } from './store.ts';
 import type { DocumentInput, DocumentsDeps, EmbedMode, UpsertResult } from './types.ts';
 
 /**
  * Upserts a batch of documents of one connector, idempotent on `external_id`. Changed documents
- * are re-chunked atomically; their vectors are made by a durable `documents.embed` job (default),
- * inline (`embed: 'inline'`, the CLI and eval), or not at all. Full-text search works at once.
+ * are re-chunked atomically. Their vectors: with a model cheap enough for the request path
+ * (`provider.inline`: the static built-ins), written with the chunks in the same transaction;
+ * otherwise made by a durable `documents.embed` job (default), after the store (`embed: 'inline'`,
+ * the CLI and eval), or not at all (`embed: 'none'`). Full-text search works at once.
  */
 export async function upsertDocuments(
   deps: DocumentsDeps,
   input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embed?: EmbedMode; model?: string },
 ): Promise<UpsertResult> {
-  const core = await storeDocuments(deps, input);
   const mode: EmbedMode = deps.embeddings ? (input.embed ?? 'job') : 'none';
+  // An unknown model is left to the job/inline path, which reports it.
+  const provider = mode === 'none' ? undefined : deps.embeddings?.get(input.model ?? deps.embeddings.defaultId);
+  const embedder = provider?.inline ? provider : undefined;
+  const core = await storeDocuments(deps, { ...input, embedder });
+  if (embedder && core.embedded > 0) await maybeIndexVectors(deps, embedder);
+  // Documents still without vectors (none when the embedder wrote them with the chunks).
+  const pending = embedder ? [] : core.reindexed;
   let embedJobId: string | null = null;
-  if (core.reindexed.length > 0 && mode === 'job') {
+  if (pending.length > 0 && mode === 'job') {
     const { job } = await enqueueJob(deps.db, {
       tenantId: input.tenantId,
       kind: EMBED_JOB_KIND,
-      payload: { documentIds: core.reindexed, model: input.model ?? null },
+      payload: { documentIds: pending, model: input.model ?? null },
       maxAttempts: 10,
     });
     embedJobId = job.id;
-  } else if (core.reindexed.length > 0 && mode === 'inline') {
-    await embedPendingChunks(deps, { tenantId: input.tenantId, documentIds: core.reindexed, model: input.model });
+  } else if (pending.length > 0 && mode === 'inline') {
+    await embedPendingChunks(deps, { tenantId: input.tenantId, documentIds: pending, model: input.model });
   }
   return {
     added: core.added,

@@ -39,6 +39,11 @@ export const HNSW_BUILD_MEMORY = '512MB';
 
 const ensured = new WeakMap<DatabaseExecutor, Set<string>>();
 
+/** Whether this process has already made sure the model's index exists. */
+export function hasVectorIndex(db: DatabaseExecutor, model: string, dimensions: number): boolean {
+  return ensured.get(db)?.has(`${model}:${dimensions}`) ?? false;
+}
+
 /** Creates the model's partial HNSW index once (pgvector only); cheap when it exists. */
 export async function ensureVectorIndex(db: DatabaseExecutor, model: string, dimensions: number): Promise<void> {
   if (!db.hasVector) return;

@@ -6,6 +6,12 @@ export interface EmbeddingProvider {
   /** Stable model id, e.g. `builtin/glove-100d`, `builtin/use-lite-512d`, `openai/text-embedding-3-small`. */
   readonly id: string;
   readonly dimensions: number;
+  /**
+   * Cheap enough to run on the ingest request path (a static model on the main thread: microseconds
+   * per chunk). Ingestion then writes vectors with the chunks in one transaction instead of
+   * enqueueing a `documents.embed` job (docs/retrieval.md, "Embedding at ingestion").
+   */
+  readonly inline?: boolean;
   /** One L2-normalized vector per text, in order. Honours `signal` between batches. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Releases worker threads or native sessions. */

@@ -173,6 +173,48 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       assert.ok(res.every((p) => p.semantic_score === null && p.embedding_model === 'test/hash-64d'));
     });
 
+    it('writes vectors with the chunks, without a job, when the model is cheap enough for the request path', async () => {
+      const fast = { ...hashEmbedder('test/inline-48d', 48), inline: true };
+      const q = { ...deps, embeddings: registryOf(fast) };
+      const SRC2 = 'api-inline';
+      await db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name) VALUES ($1, 'default', 'api', 'inline')`, [SRC2]);
+      const long = `${'Physician rota and on-call schedule for the clinic. '.repeat(40)}`;
+      const batch = [
+        { external_id: 'a', title: 'Rota', content: long },
+        { external_id: 'b', title: 'Parking', content: 'The vehicle park closes at nine.' },
+      ];
+      const models = async () =>
+        (
+          await db.query<{ external_id: string; model: string | null; chunks: number; missing: number }>(
+            `SELECT d.external_id, d.embedding_model AS model, count(c.id)::int AS chunks, count(c.id) FILTER (WHERE c.embedding_model IS NULL)::int AS missing
+             FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.source_node = $1 GROUP BY 1, 2 ORDER BY 1`,
+            [SRC2],
+          )
+        ).rows;
+      const r = await upsertDocuments(q, { tenantId: T, connectorId: SRC2, documents: batch });
+      assert.equal(r.added, 2);
+      assert.equal(r.embed_job_id, null, 'no job: the vectors are already there');
+      const first = await models();
+      assert.ok((first[0]?.chunks ?? 0) > 1, 'the long document has several chunks');
+      assert.deepEqual(first.map((x) => [x.external_id, x.model, x.missing]), [['a', 'test/inline-48d', 0], ['b', 'test/inline-48d', 0]]);
+      const jobs = await db.query("SELECT 1 FROM jobs WHERE kind = 'documents.embed' AND payload::text LIKE '%inline%'");
+      assert.equal(jobs.rows.length, 0);
+      // The same vectors the job path would make (the text is title + chunk), found by meaning.
+      const hit = await searchPassages(q, { tenantId: T, query: 'vehicle park closes', limit: 1, mode: 'vector', sources: [SRC2] });
+      assert.equal(hit[0]?.external_id, 'b');
+      assert.equal(hit[0]?.embedding_model, 'test/inline-48d');
+      const [expected] = await fast.embed([`Parking\n\nThe vehicle park closes at nine.`]);
+      assert.ok(expected && hit[0]?.vector && hit[0].vector.every((x, i) => Math.abs(x - (expected[i] ?? 0)) < 1e-5));
+
+      // A metadata-only change keeps the vectors; a content change replaces them in the same transaction.
+      await upsertDocuments(q, { tenantId: T, connectorId: SRC2, documents: [{ ...batch[1], author: 'facilities' } as (typeof batch)[number]] });
+      assert.equal((await models())[1]?.model, 'test/inline-48d');
+      await upsertDocuments(q, { tenantId: T, connectorId: SRC2, documents: [{ ...batch[1], content: 'Bicycles go in the basement.' } as (typeof batch)[number]] });
+      assert.deepEqual((await models())[1], { external_id: 'b', model: 'test/inline-48d', chunks: 1, missing: 0 });
+      await statsAreExact();
+      await deleteConnectorDocuments(q, { tenantId: T, connectorId: SRC2 });
+    });
+
     it('deletes documents with their chunks and vectors', async () => {
       assert.deepEqual(await listExternalIds(db, T, SRC), ['car', 'doc', 'tea']);
       assert.equal((await deleteDocuments(deps, { tenantId: T, connectorId: SRC, externalIds: ['car', 'nope'] })).deleted, 1);

@@ -36,6 +36,7 @@ export function createGloveProvider(opts: { cacheDir: string; log?: Logger }): G
   return {
     id: GLOVE_MODEL_ID,
     dimensions: 100,
+    inline: true,
     async load() {
       await load();
       return loadMs;
