@@ -60,13 +60,14 @@ let md = '## Retrieval quality (atrium eval)\n\n';
 md += `${startLine}\n`;
 md += `Command: \`npm run bench -- search-eval\` (= \`./bin/atrium eval --dataset ../shared/data/<set> --json\` per set: fresh in-memory PGlite; chunks of ≤ 1,000 characters; documents ranked by their best chunk; one hybrid retrieval of 300 candidates per query, every variant ranked from the same candidates). `;
 md += `Default: ${DEFAULT_FUSION}, α = ${DEFAULT_ALPHA}, with vector pseudo-relevance feedback (Rocchio, m = ${fb.docs}, β = ${fb.beta}; docs/retrieval.md).\n\n`;
-md += `| dataset | model | docs / chunks / queries | BM25 nDCG@10 | vector | RRF | convex α=0.3 (no feedback) | **hybrid (default)** | Δ vs BM25 | hybrid Recall@100 | hybrid MRR@10 | embed s |\n`;
-md += '|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+md += `| dataset | model | docs / chunks / queries | BM25 nDCG@10 | vector | RRF | convex α=0.3 (no feedback) | **hybrid (default)** | Δ vs BM25 | hybrid at search's depth¹ | hybrid Recall@100 | hybrid MRR@10 | embed s |\n`;
+md += '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
 for (const { r } of results) {
   const rrf = find(r, (v) => v.fusion === 'rrf' && !v.feedback);
   const c3 = find(r, (v) => v.fusion === 'convex' && v.alpha === 0.3 && !v.feedback);
-  md += `| ${path.basename(r.dataset)} | \`${r.model}\` | ${r.docs} / ${r.chunks} / ${r.queries} | ${f4(r.lexical.ndcg_at_10)} | ${r.vector ? f4(r.vector.ndcg_at_10) : '—'} | ${rrf ? f4(rrf.ndcg_at_10) : '—'} | ${c3 ? f4(c3.ndcg_at_10) : '—'} | **${f4(r.ndcg_at_10)}** | ${sign(r.ndcg_at_10 - r.lexical.ndcg_at_10)} | ${f4(r.recall_at_100)} | ${f4(r.mrr_at_10)} | ${Math.round(r.embed_seconds)} |\n`;
+  md += `| ${path.basename(r.dataset)} | \`${r.model}\` | ${r.docs} / ${r.chunks} / ${r.queries} | ${f4(r.lexical.ndcg_at_10)} | ${r.vector ? f4(r.vector.ndcg_at_10) : '—'} | ${rrf ? f4(rrf.ndcg_at_10) : '—'} | ${c3 ? f4(c3.ndcg_at_10) : '—'} | **${f4(r.ndcg_at_10)}** | ${sign(r.ndcg_at_10 - r.lexical.ndcg_at_10)} | ${r.default_depth ? `${f4(r.default_depth.ndcg_at_10)} (${sign(r.default_depth.ndcg_at_10 - r.lexical.ndcg_at_10)})` : '—'} | ${f4(r.recall_at_100)} | ${f4(r.mrr_at_10)} | ${Math.round(r.embed_seconds)} |\n`;
 }
+md += `\n¹ The default ranking from the candidate depths \`search\` uses for 10 results (lexical ${results[0]?.r.default_depth?.lexical ?? 100}, vector ${results[0]?.r.default_depth?.vector ?? 30}) instead of 300 per list; nDCG@10.\n`;
 md += `\nBM25 alone: ${results.map(({ r }) => `Recall@100 ${f4(r.lexical.recall_at_100)} / MRR@10 ${f4(r.lexical.mrr_at_10)} (${path.basename(r.dataset)})`).join(', ')}. nDCG@10 by convex α, without and with feedback (m = ${fb.docs}, β = ${fb.beta}):\n\n`;
 const alphas = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 md += `| run | ${alphas.join(' | ')} |\n|---|${alphas.map(() => '---').join('|')}|\n`;

@@ -222,6 +222,8 @@ function formatEval(r: EvalResult): string {
   out += row(`hybrid (default)`, r);
   out += row('lexical (BM25)', r.lexical);
   if (r.vector) out += row('vector', r.vector);
+  const d = r.default_depth;
+  if (d) out += `${`hybrid, search's depth (${d.lexical}+${d.vector})`.padEnd(34)} ${d.ndcg_at_10.toFixed(4)}   ${'—'.padEnd(10)} ${d.mrr_at_10.toFixed(4)}\n`;
   for (const f of r.fusions) {
     const prf = f.feedback ? ` +prf(m=${f.feedback.docs},β=${f.feedback.beta})` : '';
     out += row(`${f.fusion}${f.alpha !== undefined ? ` α=${f.alpha}` : ''}${prf}`, f);

@@ -45,5 +45,7 @@ describe('eval: vector pseudo-relevance feedback', () => {
     assert.ok(r.fusions.some((f) => f.fusion === 'rrf' && f.feedback));
     assert.ok(r.fusions.filter((f) => f.alpha === DEFAULT_ALPHA && f.feedback).length >= 9, 'the feedback grid is reported');
     assert.ok(r.lexical.ndcg_at_10 < 1, 'BM25 alone cannot find d');
+    // The corpus is smaller than search's candidate depths, so its default ranking is the same.
+    assert.deepEqual(r.default_depth, { lexical: 100, vector: 30, ndcg_at_10: r.ndcg_at_10, mrr_at_10: r.mrr_at_10 });
   });
 });

@@ -13,6 +13,8 @@ import {
   upsertDocuments,
 } from '../../src/documents/index.ts';
 import { bm25Score } from '../../src/documents/fusion.ts';
+import { HYBRID_VECTOR_DEPTH, retrieveCandidates } from '../../src/documents/search.ts';
+import type { SearchRequest } from '../../src/documents/types.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker } from '../../src/platform/jobs/index.ts';
 import { silentLog } from '../support/db.ts';
@@ -215,6 +217,22 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       assert.deepEqual((await models())[1], { external_id: 'b', model: 'test/inline-48d', chunks: 1, missing: 0 });
       await statsAreExact();
       await deleteConnectorDocuments(q, { tenantId: T, connectorId: SRC2 });
+    });
+
+    it('reads the vector list shallower than the lexical one in hybrid mode, unless candidates are given', async () => {
+      const SRC3 = 'api-depth';
+      await db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name) VALUES ($1, 'default', 'api', 'depth')`, [SRC3]);
+      const many = Array.from({ length: 150 }, (_, i) => ({ external_id: `m${i}`, title: `Memo ${i}`, content: `Quarterly memo number ${i} about budget item ${i % 7}.` }));
+      await upsertDocuments(deps, { tenantId: T, connectorId: SRC3, documents: many, embed: 'inline' });
+      const depth = async (req: Partial<SearchRequest>) => {
+        const r = await retrieveCandidates(deps, { tenantId: T, query: 'quarterly budget memo', limit: 5, sources: [SRC3], ...req });
+        return [r.rows.filter((x) => x.in_lex).length, r.rows.filter((x) => x.in_vec).length];
+      };
+      assert.deepEqual(await depth({}), [100, HYBRID_VECTOR_DEPTH.min], 'hybrid: lexical 100, vector 30');
+      assert.deepEqual(await depth({ limit: 20 }), [100, 60], 'vector depth 3 × limit');
+      assert.deepEqual(await depth({ candidates: 120 }), [120, 120], 'explicit candidates set both');
+      assert.deepEqual(await depth({ mode: 'vector' }), [0, 100], 'vector mode reads the full depth');
+      await deleteConnectorDocuments(deps, { tenantId: T, connectorId: SRC3 });
     });
 
     it('deletes documents with their chunks and vectors', async () => {

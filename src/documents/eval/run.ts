@@ -6,7 +6,7 @@ import { embedPendingChunks } from '../embed.ts';
 import { createProgress } from '../progress.ts';
 import type { Candidate } from '../fusion.ts';
 import { DEFAULT_FEEDBACK, type VectorFeedback } from '../feedback.ts';
-import { DEFAULT_ALPHA, DEFAULT_FUSION, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search.ts';
+import { DEFAULT_ALPHA, DEFAULT_FUSION, defaultDepths, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search.ts';
 import { storeDocuments } from '../store.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchMode } from '../types.ts';
 import { type BeirQuery, loadBeir } from './beir.ts';
@@ -36,6 +36,12 @@ export interface EvalResult extends ModeResult {
   readonly lexical: ModeResult;
   readonly vector: ModeResult | null;
   readonly fusions: readonly ModeResult[];
+  /**
+   * The default ranking from the candidate depths `search` uses when asked for 10 passages (lexical
+   * 4 × limit, at least 100; vector HYBRID_VECTOR_DEPTH) instead of the eval's 300 per list, so the
+   * cost of the shallower lists is visible. Documents ranked by their best candidate. Null without a model.
+   */
+  readonly default_depth: { readonly lexical: number; readonly vector: number; readonly ndcg_at_10: number; readonly mrr_at_10: number } | null;
 }
 
 const TENANT = 'default';
@@ -98,6 +104,7 @@ export async function runEval(opts: {
       lexical,
       vector,
       fusions,
+      default_depth: scored.defaultDepth,
     };
   } finally {
     if (!opts.db) await db.close();
@@ -141,7 +148,7 @@ async function scoreQueries(
   qrels: Qrels,
   model: string | null,
   quiet?: boolean,
-): Promise<{ lexical: ModeResult; vector: ModeResult | null; variants: ModeResult[] }> {
+): Promise<{ lexical: ModeResult; vector: ModeResult | null; variants: ModeResult[]; defaultDepth: EvalResult['default_depth'] }> {
   type Variant = {
     key: string;
     mode: SearchMode;
@@ -179,6 +186,7 @@ async function scoreQueries(
     }
   }
   const acc = new Map<string, Acc>(variants.map((v) => [v.key, { ndcg: [], recall: [], mrr: [] }]));
+  const shallow: Acc = { ndcg: [], recall: [], mrr: [] };
   const lat: number[] = [];
   const bar = createProgress(model ? 'queries (hybrid)' : 'queries (lexical)', { quiet });
   for (const [i, q] of queries.entries()) {
@@ -194,6 +202,12 @@ async function scoreQueries(
       a.ndcg.push(ndcgAt(ranked, rels, 10));
       a.recall.push(recallAt(ranked, rels, 100));
       a.mrr.push(mrrAt(ranked, rels, 10));
+    }
+    if (model) {
+      const d = await retrieveCandidates(deps, { tenantId: TENANT, query: q.text, limit: 10, mode: 'hybrid', queryModel: model });
+      const ranked = docRanking(rankCandidates(d, { limit: d.candidates.length || 1 }));
+      shallow.ndcg.push(ndcgAt(ranked, rels, 10));
+      shallow.mrr.push(mrrAt(ranked, rels, 10));
     }
     bar.update(i + 1, queries.length);
   }
@@ -213,5 +227,8 @@ async function scoreQueries(
     };
   };
   const [lex, vec, ...rest] = variants;
-  return { lexical: result(lex as Variant), vector: vec ? result(vec) : null, variants: rest.map(result) };
+  const defaultDepth = model
+    ? { ...defaultDepths(10), ndcg_at_10: round(mean(shallow.ndcg)), mrr_at_10: round(mean(shallow.mrr)) }
+    : null;
+  return { lexical: result(lex as Variant), vector: vec ? result(vec) : null, variants: rest.map(result), defaultDepth };
 }
