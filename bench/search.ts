@@ -6,7 +6,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/index.ts';
 import { searchPassages, upsertDocuments } from '../src/documents/index.ts';
-import { retrieveCandidates } from '../src/documents/search.ts';
+import { defaultDepths, retrieveCandidates } from '../src/documents/search.ts';
 import { openBenchCorpus } from '../scripts/bench-corpus.ts';
 import { loadBeir } from '../src/documents/eval/beir.ts';
 import { percentile } from '../src/documents/eval/metrics.ts';
@@ -180,7 +180,7 @@ Command: \`BENCH_SEARCH_CHUNKS=${SIZE} npm run bench -- search\`. Load average a
 |---|---|---|---|---|---|
 ${ingestRuns.map((r) => `| ${r.label} | ${r.chunks} | ${r.wallS.toFixed(2)} | ${(INGEST_DOCS / r.wallS).toFixed(0)} | ${r.cpuS.toFixed(2)} | ${(INGEST_DOCS / r.cpuS).toFixed(0)} |`).join('\n')}
 
-**Retrieval** over ${chunks} chunks: the shared synthetic corpus of \`scripts/bench-corpus.ts\` (${SIZE} one-chunk documents across 5 sources, GloVe vocabulary drawn with Zipf's law, GloVe vectors with their HNSW index; ${corpus.buildNote}), embedded PGlite on disk, top 10 (100 candidates per path), ${qs.length} dataset queries (cranfield, coffee), query vector precomputed (query embedding alone: ${qEmbedMs.toFixed(2)} ms):
+**Retrieval** over ${chunks} chunks: the shared synthetic corpus of \`scripts/bench-corpus.ts\` (${SIZE} one-chunk documents across 5 sources, GloVe vocabulary drawn with Zipf's law, GloVe vectors with their HNSW index; ${corpus.buildNote}), embedded PGlite on disk, top 10 at the default candidate depths (lexical ${defaultDepths(10).lexical}; vector ${defaultDepths(10).lexical} alone, ${defaultDepths(10).vector} in hybrid), ${qs.length} dataset queries (cranfield, coffee), query vector precomputed (query embedding alone: ${qEmbedMs.toFixed(2)} ms):
 
 | mode | p50 ms (wall) | p99 ms (wall) | mean CPU ms/query |
 |---|---|---|---|

@@ -119,16 +119,17 @@ export const RESCORE_FACTOR = 2;
  *    were taken) + Σ idf · floor. If the k-th exact score reaches it, `lfast` IS the exact top-k
  *    (`lexicalExact`, computed by `impactExact` from the `lex_cands`/`lex_last` columns).
  * 4. `lex`: `lfast`, or, only where it can be needed, the exhaustive path: with filters when fewer
- *    than k survived or the bound does not prove `lfast` exact (so filtered results stay exact);
- *    without filters when fewer than k could be listed (short lists after deletions). The branch is
- *    gated by a one-time filter, so it costs nothing when not taken. Unfiltered queries whose bound
- *    fails keep `lfast` (approximate in its last places; docs/retrieval.md measures how often).
+ *    than k of the candidates pass them; without filters when fewer than k could be listed (short
+ *    lists after deletions). The branch is gated by a one-time filter, so it costs nothing when not
+ *    taken. Queries whose bound fails keep `lfast`, filtered or not (approximate in its last places;
+ *    docs/retrieval.md measures how often). Until 2026-11-23 filtered queries also fell back when
+ *    the bound failed, which they nearly always do: ~95 ms CPU per query at 100k chunks instead of ~17.
  * Exactness ignores the drift of avgdl since the stored impacts were written.
  */
 function impactCtes(
   stats: TermStats,
   p: Params,
-  o: { tenant: string; k: number; m: number; bm25: string; docJoin: string; conJoin: string; filterSql: string; filtered: boolean; exhaustive: () => string; floorSum: number },
+  o: { tenant: string; k: number; m: number; bm25: string; docJoin: string; conJoin: string; filterSql: string; filtered: boolean; exhaustive: () => string },
 ): { ctes: string[]; fallback: boolean } {
   const idfs = stats.terms.map((t) => bm25Idf(stats.chunkCount, t.df));
   const terms = p.add(stats.terms.map((t) => t.term));
@@ -154,13 +155,8 @@ function impactCtes(
     ctes.push('lex AS (SELECT id, score FROM lfast)');
     return { ctes, fallback };
   }
-  // A function: its parameter is added only where the statement uses it.
-  const bound = () => `(CASE WHEN (SELECT count(*) FROM lcand) >= ${o.m} THEN (SELECT min(partial) FROM lcand) ELSE 0 END + ${p.add(o.floorSum)}::float8)`;
-  const need = o.filtered
-    ? `(SELECT count(*) FROM lfast) < ${o.k} OR (SELECT min(score) FROM lfast) < ${bound()} * (1 + 1e-9)`
-    : `(SELECT count(*) FROM lfast) < ${o.k}`;
   ctes.push(
-    `lex_need AS (SELECT (${need}) AS need)`,
+    `lex_need AS (SELECT ((SELECT count(*) FROM lfast) < ${o.k}) AS need)`,
     `lex AS (
       SELECT id, score FROM lfast WHERE NOT (SELECT need FROM lex_need)
       UNION ALL
@@ -251,7 +247,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       } else {
         const m = Math.min(20_000, k * RESCORE_FACTOR * (filters.needsDoc ? 4 : 1));
         const floorSum = stats.terms.reduce((sum, t) => sum + bm25Idf(stats.chunkCount, t.df) * t.floor, 0);
-        const built = impactCtes(stats, p, { tenant, k, m, bm25, docJoin, conJoin, filterSql: filters.sql, filtered: filters.needsDoc, exhaustive, floorSum });
+        const built = impactCtes(stats, p, { tenant, k, m, bm25, docJoin, conJoin, filterSql: filters.sql, filtered: filters.needsDoc, exhaustive });
         ctes.push(...built.ctes);
         impact = { m, floorSum, fallback: built.fallback };
       }

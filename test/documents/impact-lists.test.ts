@@ -81,10 +81,16 @@ function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; c
     });
     after(() => close());
 
-    /** Compares both paths on every query × filter; returns how many unfiltered results were proven exact. */
-    async function compareAll(tenantId = 'default'): Promise<{ proven: number; total: number }> {
+    /**
+     * Compares both paths on every query × filter; returns how many unfiltered results were proven
+     * exact, and how many filtered ones were exact (proven, or scored exhaustively because fewer than
+     * k candidates passed the filter).
+     */
+    async function compareAll(tenantId = 'default'): Promise<{ proven: number; total: number; filteredExact: number; filteredTotal: number }> {
       let proven = 0;
       let total = 0;
+      let filteredExact = 0;
+      let filteredTotal = 0;
       for (const query of QUERIES) {
         for (const f of FILTERS) {
           for (const limit of [3, 10]) {
@@ -95,8 +101,10 @@ function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; c
             const b = lexicalTop(ref.rows);
             const what = `${JSON.stringify(query)} ${JSON.stringify(f)} limit ${limit}`;
             const filtered = f.sources !== undefined || f.filters !== undefined;
-            if (filtered) assert.equal(fast.lexicalExact, true, `filtered results are always exact: ${what}`);
-            if (!filtered) {
+            if (filtered) {
+              filteredTotal++;
+              if (fast.lexicalExact) filteredExact++;
+            } else {
               total++;
               if (fast.lexicalExact) proven++;
             }
@@ -121,17 +129,20 @@ function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; c
           }
         }
       }
-      return { proven, total };
+      return { proven, total, filteredExact, filteredTotal };
     }
 
     it('cuts lists, keeps them consistent with the chunks, and returns the exhaustive top-k', async (t) => {
       const cut = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM chunk_term_stats WHERE tenant_id = 'default' AND top_floor > 0");
       assert.ok((cut.rows[0]?.n ?? 0) >= 10, 'common terms had their lists cut');
       await impactListsAreConsistent(db);
-      const { proven, total } = await compareAll();
+      const { proven, total, filteredExact, filteredTotal } = await compareAll();
       // Both sides of the bound are exercised (lists this short rarely prove common-word queries).
-      t.diagnostic(`unfiltered results proven exact: ${proven}/${total}`);
+      t.diagnostic(`unfiltered results proven exact: ${proven}/${total}; filtered exact: ${filteredExact}/${filteredTotal}`);
       assert.ok(proven > 0 && proven < total, `some but not all unfiltered results proven exact (${proven}/${total})`);
+      // Filtered queries: exact where fewer than k candidates pass (the exhaustive fallback), the same
+      // approximation as unfiltered ones otherwise; both happen on this corpus.
+      assert.ok(filteredExact > 0 && filteredExact < filteredTotal, `some but not all filtered results exact (${filteredExact}/${filteredTotal})`);
     });
 
     it('stays consistent and exact after changed and deleted documents', async () => {
