@@ -52,13 +52,13 @@ const mixed = (extra: Record<string, unknown> = {}) =>
 const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
 
 /** autocannon in a worker thread (the load generator does not share the server's event loop), bodies cycled. */
-function run(title: string, pathName: string, bodies: string[], seconds = DURATION, method: 'POST' | 'GET' = 'POST'): Promise<autocannon.Result> {
+function run(title: string, pathName: string, bodies: string[], seconds = DURATION, method: 'POST' | 'GET' = 'POST', connections = CONNECTIONS): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url: address,
         title,
-        connections: CONNECTIONS,
+        connections,
         workers: 1,
         duration: seconds,
         requests:
@@ -73,19 +73,22 @@ function run(title: string, pathName: string, bodies: string[], seconds = DURATI
 
 // Warm up: model, caches, JIT; fills the result cache for the mixed cached scenario.
 await run('warm-up', '/v1/federate', mixed(), 5).catch(() => undefined);
-const scenarios: [string, string, string[]][] = [
+// [title, path, bodies, connections]: 10 connections measure saturation (latency = queueing + service);
+// one connection measures the latency of a request that does not wait behind others.
+const scenarios: [string, string, string[], number?][] = [
   ['baseline: GET /v1/health (no auth, one SELECT 1; HTTP + load-generator floor)', '/v1/health', []],
   ['cached: same query and user', '/v1/federate', [JSON.stringify({ query: 'payment outage', user_id: 'cached-user' })]],
   ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixed()],
   ['uncached (/force), 8 queries × 40 users, all 5 sources', '/v1/federate/force', mixed()],
+  ['uncached (/force), the same, 1 connection (no queueing)', '/v1/federate/force', mixed(), 1],
   ['uncached, 2 of 5 sources (node_ids), max_results 5', '/v1/federate/force', mixed({ node_ids: [sources[0], sources[2]], max_results: 5 })],
   ['uncached, filters: updated in the last 30 days, type issue or message', '/v1/federate/force', mixed({ filters: { date_range: { after: monthAgo }, document_type: ['issue', 'message'] } })],
 ];
 const rows: string[] = [];
-for (const [title, p, bodies] of scenarios) {
+for (const [title, p, bodies, connections] of scenarios) {
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  const r = await run(title, p, bodies, DURATION, bodies.length ? 'POST' : 'GET');
+  const r = await run(title, p, bodies, DURATION, bodies.length ? 'POST' : 'GET', connections ?? CONNECTIONS);
   const elu = performance.eventLoopUtilization(elu0);
   const cpu = process.cpuUsage(cpu0);
   const cpuPerReq = r.requests.total > 0 ? (cpu.user + cpu.system) / 1000 / r.requests.total : 0;
@@ -148,7 +151,7 @@ ${machineLine()}
 
 Corpus: ${count.rows[0]?.n ?? 0} chunks across ${sources.length} local sources, the shared benchmark corpus (\`scripts/bench-corpus.ts\`: synthetic
 text from GloVe's vocabulary drawn with Zipf's law, one chunk per document, GloVe 100-d vectors; ${buildNote}), embedded PGlite store.
-autocannon in a worker thread, ${CONNECTIONS} connections, ${DURATION} s per row, the server in the main thread of the same process.
+autocannon in a worker thread, ${CONNECTIONS} connections unless the row says otherwise, ${DURATION} s per row, the server in the main thread of the same process.
 An uncached request embeds the query, runs hybrid retrieval (BM25 + k-NN) over the selected sources, ranks; every request
 (cached or not) verifies the key (remembered 2 s), reads the tenant's sources/nodes/cache generation in one query, computes
 the user's entropy from in-memory activity, ranks the candidates and queues its activity row and audit event (written in
