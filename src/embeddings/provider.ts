@@ -7,9 +7,9 @@ export interface EmbeddingProvider {
   readonly id: string;
   readonly dimensions: number;
   /**
-   * Cheap enough to run on the ingest request path (a static model on the main thread: microseconds
-   * per chunk). Ingestion then writes vectors with the chunks in one transaction instead of
-   * enqueueing a `documents.embed` job (docs/retrieval.md, "Embedding at ingestion").
+   * Cheap enough to run on the ingest request path (GloVe: ~0.13 ms CPU per chunk on the main thread).
+   * Ingestion then writes vectors with the chunks in one transaction instead of enqueueing a
+   * `documents.embed` job (docs/retrieval.md, "Embedding at ingestion").
    */
   readonly inline?: boolean;
   /** One L2-normalized vector per text, in order. Honours `signal` between batches. */

@@ -63,7 +63,6 @@ export function createDistilledUseProvider(opts: { root: string; log?: Logger })
   return {
     id: DISTILLED_MODEL_ID,
     dimensions: 512,
-    inline: true,
     async load() {
       await load();
       return loadMs;
