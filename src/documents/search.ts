@@ -122,8 +122,7 @@ export const RESCORE_FACTOR = 2;
  *    than k of the candidates pass them; without filters when fewer than k could be listed (short
  *    lists after deletions). The branch is gated by a one-time filter, so it costs nothing when not
  *    taken. Queries whose bound fails keep `lfast`, filtered or not (approximate in its last places;
- *    docs/retrieval.md measures how often). Until 2026-11-23 filtered queries also fell back when
- *    the bound failed, which they nearly always do: ~95 ms CPU per query at 100k chunks instead of ~17.
+ *    docs/retrieval.md measures how often).
  * Exactness ignores the drift of avgdl since the stored impacts were written.
  */
 function impactCtes(

@@ -110,7 +110,7 @@ export interface SearchRequest {
   readonly alpha?: number;
   /** Vector pseudo-relevance feedback before fusion (default DEFAULT_FEEDBACK, `false` = off; feedback.ts). */
   readonly feedback?: { readonly docs: number; readonly beta: number } | false;
-  /** Candidates taken from each retrieval path before fusion (default max(100, 4 × limit)). */
+  /** Candidates taken from each retrieval path before fusion; default `defaultDepths(limit)` in search.ts (lexical max(100, 4 × limit), vector in hybrid max(30, 3 × limit)). */
   readonly candidates?: number;
   /** Lexical top-k from the impact lists (default) or by scoring every matching chunk (the reference). */
   readonly lexicalPath?: 'impact' | 'exhaustive';
