@@ -119,7 +119,8 @@ export const RESCORE_FACTOR = 2;
  *    were taken) + Σ idf · floor. If the k-th exact score reaches it, `lfast` IS the exact top-k
  *    (`lexicalExact`, computed by `impactExact` from the `lex_cands`/`lex_last` columns).
  * 4. `lex`: `lfast`, or, only where it can be needed, the exhaustive path: with filters when fewer
- *    than k of the candidates pass them; without filters when fewer than k could be listed (short
+ *    than k of the candidates pass them and lcand may have missed a matching chunk (a list was cut,
+ *    or lcand did not take every listed posting); without filters when fewer than k could be listed (short
  *    lists after deletions). The branch is gated by a one-time filter, so it costs nothing when not
  *    taken. Queries whose bound fails keep `lfast`, filtered or not (approximate in its last places;
  *    docs/retrieval.md measures how often).
@@ -149,7 +150,10 @@ function impactCtes(
   ];
   const someCut = stats.terms.some((t) => t.floor > 0);
   const longest = Math.max(0, ...stats.terms.map((t) => t.listed));
-  const fallback = o.filtered || (someCut && longest < o.k);
+  // Filtered: when no list was cut and all postings fit in lcand, lcand holds every matching chunk, so
+  // lfast is already the exact filtered top-k (however few pass) and no fallback is needed.
+  const listedTotal = stats.terms.reduce((n, t) => n + t.listed, 0);
+  const fallback = o.filtered ? someCut || listedTotal > o.m : someCut && longest < o.k;
   if (!fallback) {
     ctes.push('lex AS (SELECT id, score FROM lfast)');
     return { ctes, fallback };
@@ -238,8 +242,19 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       lexical = true;
       bm25 = bm25Sql(stats, p);
       // A function: its tsquery parameter is added only if the statement uses this path.
-      const exhaustive = () => `SELECT c.id, ${bm25} AS score FROM chunks c${docJoin}${conJoin}
-          WHERE c.tenant_id = ${tenant} AND c.fts @@ ${p.add(stats.terms.map((t) => quoteLexeme(t.term)).join(' | '))}::tsquery${filters.sql}
+      const tsquery = () => `${p.add(stats.terms.map((t) => quoteLexeme(t.term)).join(' | '))}::tsquery`;
+      // Filtered, it starts from the documents that pass (their indexes, migration 052; OFFSET 0 keeps
+      // the planner from starting at the full-text index, whose OR of common words can match most of
+      // the corpus): the impact-list path only falls back here when few candidates pass the filter.
+      const exhaustive = () =>
+        filters.needsDoc
+          ? `SELECT c.id, ${bm25} AS score
+          FROM (SELECT d.id FROM documents d${conJoin} WHERE d.tenant_id = ${tenant}${filters.sql} OFFSET 0) fd
+          JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id
+          WHERE c.fts @@ ${tsquery()}
+          ORDER BY score DESC LIMIT ${k}`
+          : `SELECT c.id, ${bm25} AS score FROM chunks c${docJoin}${conJoin}
+          WHERE c.tenant_id = ${tenant} AND c.fts @@ ${tsquery()}${filters.sql}
           ORDER BY score DESC LIMIT ${k}`;
       if (req.lexicalPath === 'exhaustive') {
         ctes.push(`lex AS (${exhaustive()})`);

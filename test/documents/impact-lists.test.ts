@@ -100,6 +100,17 @@ function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; c
             const a = lexicalTop(fast.rows);
             const b = lexicalTop(ref.rows);
             const what = `${JSON.stringify(query)} ${JSON.stringify(f)} limit ${limit}`;
+            if (f.sources !== undefined || f.filters !== undefined) {
+              // The filtered reference (it starts from the documents that pass) against every match
+              // of the unfiltered reference, filtered here.
+              const every = await retrieveCandidates(deps, { tenantId, query, limit, candidates: 10_000, mode: 'lexical', lexicalPath: 'exhaustive' });
+              const passes = (r: Record<string, unknown>) =>
+                (!f.sources || f.sources.includes(String(r.source_node))) &&
+                (!f.filters?.authors || f.filters.authors.includes(String(r.author))) &&
+                (!f.filters?.after || new Date(r.updated_at as string) >= new Date(f.filters.after));
+              const expected = lexicalTop(every.rows.filter(passes)).slice(0, limit);
+              assert.deepEqual(b.map((x) => x.score), expected.map((x) => x.score), `filtered reference = filtered full ranking: ${what}`);
+            }
             const filtered = f.sources !== undefined || f.filters !== undefined;
             if (filtered) {
               filteredTotal++;
