@@ -105,6 +105,12 @@ export function defaultDepths(limit: number): { lexical: number; vector: number 
   return { lexical, vector: Math.max(limit, Math.min(lexical, Math.max(HYBRID_VECTOR_DEPTH.min, limit * HYBRID_VECTOR_DEPTH.perResult))) };
 }
 
+/**
+ * With filters, the vector list is scored exactly (no HNSW) when fewer documents than this pass them
+ * (docs/retrieval.md, "Filters and the vector list"). `DocumentsDeps.exactVectorBelow` overrides it.
+ */
+export const EXACT_VECTOR_BELOW = Number(process.env.EVB ?? 1000);
+
 /** Chunks rescored exactly per lexical top-k slot (unfiltered; filtered queries rescore 4× more). */
 export const RESCORE_FACTOR = 2;
 
@@ -278,13 +284,32 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       const v = `${p.add(vectorLiteral(qvec, true))}::vector(${dims})`;
       const dist = (alias: string) => `(${alias}.embedding_vec::vector(${dims}) <=> ${v})`;
       simExpr = `CASE WHEN c.embedding_model = ${model} AND vector_dims(c.embedding_vec) = ${dims} THEN 1 - ${dist('c')} END`;
-      ctes.push(
-        `vec AS (
-          SELECT c.id FROM chunks c${docJoin}${conJoin}
+      const hnsw = `SELECT c.id FROM chunks c${docJoin}${conJoin}
           WHERE c.tenant_id = ${tenant} AND c.embedding_model = ${model}${filters.sql}
-          ORDER BY ${dist('c')} LIMIT ${vk}
-        )`,
-      );
+          ORDER BY ${dist('c')} LIMIT ${vk}`;
+      const exactBelow = deps.exactVectorBelow ?? EXACT_VECTOR_BELOW;
+      if (!filters.needsDoc || exactBelow <= 0) {
+        ctes.push(`vec AS (${hnsw})`);
+      } else {
+        // A selective filter starves the HNSW scan: it walks the graph until enough chunks pass, at
+        // most hnsw.max_scan_tuples (20,000) of them, so it gets slow and can even come back short.
+        // When few documents pass, their chunks are scored exactly instead (found through the
+        // filter's indexes; `+ 0` keeps the planner off the HNSW ordering). One-time filters gate
+        // the two branches, so only one runs.
+        ctes.push(
+          `vec_exact AS (
+            SELECT count(*) < ${exactBelow} AS yes FROM (SELECT 1 FROM documents d${conJoin} WHERE d.tenant_id = ${tenant}${filters.sql} LIMIT ${exactBelow}) x
+          )`,
+          `vec AS (
+            (${hnsw.replace(`WHERE c.tenant_id = ${tenant}`, `WHERE NOT (SELECT yes FROM vec_exact) AND c.tenant_id = ${tenant}`)})
+            UNION ALL
+            (SELECT c.id FROM (SELECT d.id FROM documents d${conJoin} WHERE (SELECT yes FROM vec_exact) AND d.tenant_id = ${tenant}${filters.sql} OFFSET 0) fd
+             JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id
+             WHERE c.embedding_model = ${model}
+             ORDER BY ${dist('c')} + 0 LIMIT ${vk})
+          )`,
+        );
+      }
     } else {
       const v = `${p.add(vectorLiteral(qvec, false))}::real[]`;
       const dot = (alias: string) => `(SELECT sum(a * b) FROM unnest(${alias}.embedding, ${v}) AS t(a, b))`;

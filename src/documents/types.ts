@@ -74,6 +74,8 @@ export interface DocumentsDeps {
   readonly documentIndex?: Partial<IndexSettings>;
   /** Vectors of one model before its HNSW index is built (default HNSW_MIN_VECTORS); 0 = always. */
   readonly hnswMinVectors?: number;
+  /** With filters, score the vector list exactly below this many passing documents (default EXACT_VECTOR_BELOW; 0 = always HNSW). */
+  readonly exactVectorBelow?: number;
   /** Postings kept per term in the impact lists (default TOP_LIST_SIZE; tests use small lists). */
   readonly impactListSize?: number;
   /** `AppDeps.config` carries the configured index settings (ATRIUM_FTS_LANGUAGE, ATRIUM_CHUNK_*). */

@@ -232,6 +232,25 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       assert.deepEqual(await depth({ limit: 20 }), [100, 60], 'vector depth 3 × limit');
       assert.deepEqual(await depth({ candidates: 120 }), [120, 120], 'explicit candidates set both');
       assert.deepEqual(await depth({ mode: 'vector' }), [0, 100], 'vector mode reads the full depth');
+
+      // A selective filter: the vector list is scored exactly over the passing documents' chunks
+      // (default) or taken from the HNSW scan (exactVectorBelow 0); both give the same list here.
+      await upsertDocuments(deps, {
+        tenantId: T,
+        connectorId: SRC3,
+        documents: many.slice(0, 6).map((d, i) => ({ ...d, author: i % 2 ? 'bea' : 'al' })),
+        embed: 'inline',
+      });
+      const vectorList = async (exactVectorBelow?: number) => {
+        const r = await retrieveCandidates(
+          { ...deps, ...(exactVectorBelow === undefined ? {} : { exactVectorBelow }) },
+          { tenantId: T, query: 'budget memo', limit: 5, mode: 'vector', sources: [SRC3], filters: { authors: ['al'] } },
+        );
+        return r.rows.map((x) => [String(x.external_id), Number(x.semantic).toFixed(6)]).sort();
+      };
+      const exact = await vectorList();
+      assert.deepEqual(exact.map(([id]) => id), ['m0', 'm2', 'm4'], 'only the passing documents');
+      assert.deepEqual(await vectorList(0), exact, 'the HNSW branch agrees');
       await deleteConnectorDocuments(deps, { tenantId: T, connectorId: SRC3 });
     });
 
