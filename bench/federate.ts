@@ -90,7 +90,7 @@ const rows: string[] = [];
 for (const [title, p, bodies, connections] of scenarios) {
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  const r = await run(title, p, bodies, DURATION, bodies.length ? 'POST' : 'GET', connections ?? CONNECTIONS);
+  const r = await run(title, p, bodies, DURATION, bodies.length ? 'POST' : 'GET', connections);
   const elu = performance.eventLoopUtilization(elu0);
   const cpu = process.cpuUsage(cpu0);
   const cpuPerReq = r.requests.total > 0 ? (cpu.user + cpu.system) / 1000 / r.requests.total : 0;

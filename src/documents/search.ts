@@ -109,7 +109,7 @@ export function defaultDepths(limit: number): { lexical: number; vector: number 
  * With filters, the vector list is scored exactly (no HNSW) when fewer documents than this pass them
  * (docs/retrieval.md, "Filters and the vector list"). `DocumentsDeps.exactVectorBelow` overrides it.
  */
-export const EXACT_VECTOR_BELOW = Number(process.env.EVB ?? 1000);
+export const EXACT_VECTOR_BELOW = 1000;
 
 /** Chunks rescored exactly per lexical top-k slot (unfiltered; filtered queries rescore 4× more). */
 export const RESCORE_FACTOR = 2;
@@ -214,7 +214,8 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   const settings = resolveSettings(deps);
   const mode = req.mode ?? 'hybrid';
   const limit = Math.max(1, Math.min(1000, Math.floor(req.limit)));
-  const k = req.candidates === undefined ? defaultDepths(limit).lexical : Math.max(limit, req.candidates);
+  const depths = req.candidates === undefined ? defaultDepths(limit) : null;
+  const k = depths ? depths.lexical : Math.max(limit, req.candidates ?? limit);
   const query = req.query.trim();
 
   let qvec: Float32Array | null = null;
@@ -238,6 +239,9 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   const filters = filterSql(req, p);
   const docJoin = filters.needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '';
   const conJoin = filters.needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
+  // The documents that pass the filters (filtered exhaustive BM25, the exact vector list); `gate` is a
+  // one-time condition put in front.
+  const passingDocs = (gate = '') => `SELECT d.id FROM documents d${conJoin} WHERE ${gate}d.tenant_id = ${tenant}${filters.sql}`;
   const ctes: string[] = [];
   let bm25 = '0::float8';
   let lexical = false;
@@ -255,7 +259,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       const exhaustive = () =>
         filters.needsDoc
           ? `SELECT c.id, ${bm25} AS score
-          FROM (SELECT d.id FROM documents d${conJoin} WHERE d.tenant_id = ${tenant}${filters.sql} OFFSET 0) fd
+          FROM (${passingDocs()} OFFSET 0) fd
           JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id
           WHERE c.fts @@ ${tsquery()}
           ORDER BY score DESC LIMIT ${k}`
@@ -274,7 +278,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     }
   }
   // An explicit `candidates` sets both depths; so does a query with no lexical list.
-  const vk = lexical && req.candidates === undefined ? defaultDepths(limit).vector : k;
+  const vk = lexical && depths ? depths.vector : k;
   let simExpr = 'NULL::float8';
   const vecText = db.hasVector ? 'c.embedding_vec::text' : 'c.embedding';
   if (useVec && qvec && qmodel) {
@@ -284,12 +288,12 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       const v = `${p.add(vectorLiteral(qvec, true))}::vector(${dims})`;
       const dist = (alias: string) => `(${alias}.embedding_vec::vector(${dims}) <=> ${v})`;
       simExpr = `CASE WHEN c.embedding_model = ${model} AND vector_dims(c.embedding_vec) = ${dims} THEN 1 - ${dist('c')} END`;
-      const hnsw = `SELECT c.id FROM chunks c${docJoin}${conJoin}
-          WHERE c.tenant_id = ${tenant} AND c.embedding_model = ${model}${filters.sql}
+      const hnsw = (gate = '') => `SELECT c.id FROM chunks c${docJoin}${conJoin}
+          WHERE ${gate}c.tenant_id = ${tenant} AND c.embedding_model = ${model}${filters.sql}
           ORDER BY ${dist('c')} LIMIT ${vk}`;
       const exactBelow = deps.exactVectorBelow ?? EXACT_VECTOR_BELOW;
       if (!filters.needsDoc || exactBelow <= 0) {
-        ctes.push(`vec AS (${hnsw})`);
+        ctes.push(`vec AS (${hnsw()})`);
       } else {
         // A selective filter starves the HNSW scan: it walks the graph until enough chunks pass, at
         // most hnsw.max_scan_tuples (20,000) of them, so it gets slow and can even come back short.
@@ -298,12 +302,12 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
         // the two branches, so only one runs.
         ctes.push(
           `vec_exact AS (
-            SELECT count(*) < ${exactBelow} AS yes FROM (SELECT 1 FROM documents d${conJoin} WHERE d.tenant_id = ${tenant}${filters.sql} LIMIT ${exactBelow}) x
+            SELECT count(*) < ${exactBelow} AS yes FROM (${passingDocs()} LIMIT ${exactBelow}) x
           )`,
           `vec AS (
-            (${hnsw.replace(`WHERE c.tenant_id = ${tenant}`, `WHERE NOT (SELECT yes FROM vec_exact) AND c.tenant_id = ${tenant}`)})
+            (${hnsw('NOT (SELECT yes FROM vec_exact) AND ')})
             UNION ALL
-            (SELECT c.id FROM (SELECT d.id FROM documents d${conJoin} WHERE (SELECT yes FROM vec_exact) AND d.tenant_id = ${tenant}${filters.sql} OFFSET 0) fd
+            (SELECT c.id FROM (${passingDocs('(SELECT yes FROM vec_exact) AND ')} OFFSET 0) fd
              JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id
              WHERE c.embedding_model = ${model}
              ORDER BY ${dist('c')} + 0 LIMIT ${vk})

@@ -70,14 +70,20 @@ export async function storeDocuments(
   )]));
 
   const newChunks = [...chunked.values()].reduce((n, cs) => n + cs.length, 0);
-  // Embedding is CPU work too (and may fail): before the transaction, in chunk order.
+  // Embedding is CPU work too (and may fail): before the transaction, then each document's slice by external id.
   const { embedder } = input;
-  const vectors = embedder
-    ? await embedder.embed(needsChunks.flatMap((p) => (chunked.get(p.input.external_id) ?? []).map((c) => embeddingText(p.input.title, c.content))))
-    : null;
-  if (embedder && vectors?.length !== newChunks) throw new Error(`model ${embedder.id} returned ${vectors?.length} vectors for ${newChunks} texts`);
+  const vectorsOf = new Map<string, Float32Array[]>();
+  if (embedder) {
+    const flat = await embedder.embed(needsChunks.flatMap((p) => (chunked.get(p.input.external_id) ?? []).map((c) => embeddingText(p.input.title, c.content))));
+    if (flat.length !== newChunks) throw new Error(`model ${embedder.id} returned ${flat.length} vectors for ${newChunks} texts`);
+    let at = 0;
+    for (const p of needsChunks) {
+      const n = chunked.get(p.input.external_id)?.length ?? 0;
+      vectorsOf.set(p.input.external_id, flat.slice(at, at + n));
+      at += n;
+    }
+  }
   const pgvector = db.hasVector;
-  let vi = 0;
   const result = await db.transaction(async (tx) => {
     await lockTenantStats(tx, tenantId);
     const replacedIds = needsChunks.map((p) => old.get(p.input.external_id)?.id).filter((id): id is string => id !== undefined);
@@ -103,14 +109,15 @@ export async function storeDocuments(
       const docId = idByExt.get(p.input.external_id);
       if (!docId) continue;
       reindexed.push(docId);
-      for (const c of chunked.get(p.input.external_id) ?? []) {
+      const vectors = vectorsOf.get(p.input.external_id);
+      for (const [i, c] of (chunked.get(p.input.external_id) ?? []).entries()) {
         chunkRows.id.push(newId('chk'));
         chunkRows.doc.push(docId);
         chunkRows.ord.push(c.ordinal);
         chunkRows.content.push(c.content);
         chunkRows.heading.push(c.heading);
         chunkRows.title.push(p.input.title);
-        const v = vectors?.[vi++];
+        const v = vectors?.[i];
         chunkRows.vec.push(v ? vectorLiteral(v, pgvector) : null);
       }
     }
@@ -141,7 +148,7 @@ export async function storeDocuments(
       unchanged: unchangedDocs.length,
       documents: [...unchangedDocs, ...written],
       reindexed,
-      embedded: vectors ? chunkRows.id.length : 0,
+      embedded: embedder ? chunkRows.id.length : 0,
     };
   });
   await noteChunkWrites(db, newChunks);

@@ -6,7 +6,7 @@ import type { DocumentInput, DocumentsDeps, EmbedMode, UpsertResult } from './ty
 /**
  * Upserts a batch of documents of one connector, idempotent on `external_id`. Changed documents
  * are re-chunked atomically. Their vectors: with a model cheap enough for the request path
- * (`provider.inline`: the static built-ins), written with the chunks in the same transaction;
+ * (`provider.inline`: GloVe), written with the chunks in the same transaction;
  * otherwise made by a durable `documents.embed` job (default), after the store (`embed: 'inline'`,
  * the CLI and eval), or not at all (`embed: 'none'`). Full-text search works at once.
  */

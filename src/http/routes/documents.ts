@@ -92,7 +92,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
             updated: z.number().int(),
             unchanged: z.number().int(),
             documents: z.array(z.object({ id: z.string(), external_id: z.string() })),
-            embed_job_id: z.string().nullable().optional().describe('the job making vectors for the changed documents; null when none is needed (a static model wrote them with the chunks)'),
+            embed_job_id: z.string().nullable().optional().describe('the job making vectors for the changed documents; null when none is needed (a request-path model such as GloVe wrote them with the chunks)'),
           }),
         },
       },
