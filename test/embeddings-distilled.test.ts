@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { cosine, createDistilledUseProvider } from '../src/embeddings/index.ts';
 import { pieceWeight } from '../src/embeddings/distilled/provider.ts';
 import { createUseTokenizer } from '../src/embeddings/distilled/tokenizer.ts';
 import { readUseVocabulary, useTokenizer } from '../src/embeddings/distilled/vocabulary.ts';
+import { cosine, createDistilledUseProvider } from '../src/embeddings/index.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config/index.ts';
 import { cosine, createEmbeddingRegistry } from '../src/embeddings/index.ts';
-import { silentLog } from './support/db.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
+import { silentLog } from './support/db.ts';
 
 describe('embedding registry configuration', () => {
   it('defaults to GloVe, lists both built-ins, and refuses an unknown default', () => {

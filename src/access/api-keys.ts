@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { type Permission, PERMISSIONS, type Principal } from './permissions.ts';
+import { PERMISSIONS, type Permission, type Principal } from './permissions.ts';
 
 export const KEY_PREFIX = 'atr_';
 

@@ -19,5 +19,5 @@ export {
 } from './schemas.ts';
 export { createSessionAuthenticator, revokeSession } from './sessions.ts';
 export { getSsoConfig } from './store.ts';
-export { listUsers, setUserDisabled, type UserView } from './users.ts';
 export { runSsoTest } from './test-run.ts';
+export { listUsers, setUserDisabled, type UserView } from './users.ts';

@@ -11,9 +11,9 @@ import { type SsoDeps, ssoLog } from './deps.ts';
 import { authorizationRequest, completeAuthorization, OIDC_CALLBACK_PATH, oidcClient } from './oidc.ts';
 import { type Problem, problem } from './problems.ts';
 import { roleForGroups } from './roles.ts';
-import { hasDoctype, NS, parseXml } from './saml/xml.ts';
 import { authnRequestUrl, newRequestId, spEndpoints } from './saml/sp.ts';
 import { validateSamlResponse } from './saml/validate.ts';
+import { hasDoctype, NS, parseXml } from './saml/xml.ts';
 import { createSession } from './sessions.ts';
 import {
   consumeAssertion,

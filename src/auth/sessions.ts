@@ -3,7 +3,7 @@ import { type Principal, ROLE_PERMISSIONS, type Role } from '../access/index.ts'
 import type { Queryable } from '../platform/db/executor.ts';
 import { newId } from '../platform/ids.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
-import { sha256, type ProviderType } from './store.ts';
+import { type ProviderType, sha256 } from './store.ts';
 
 /** Starts a session; returns the cookie token (256 bits, stored only as its SHA-256). */
 export async function createSession(

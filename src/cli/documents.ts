@@ -3,19 +3,19 @@ import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ensureTenant } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
+import { readJsonl } from '../documents/eval/beir.ts';
+import { type EvalResult, type ModeResult, runEval } from '../documents/eval/run.ts';
 import {
   type DocumentInput,
-  documentInputSchema,
   type DocumentsDeps,
+  deleteDocuments,
+  documentInputSchema,
   embedPendingChunks,
   folderStateSchema,
   scanFolder,
   searchPassages,
   upsertDocuments,
-  deleteDocuments,
 } from '../documents/index.ts';
-import { runEval, type EvalResult, type ModeResult } from '../documents/eval/run.ts';
-import { readJsonl } from '../documents/eval/beir.ts';
 import { createProgress } from '../documents/progress.ts';
 import { createEmbeddingRegistry } from '../embeddings/index.ts';
 import { openDatabase } from '../main/runtime.ts';

@@ -2,14 +2,14 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createApiKey, ensureTenant, listApiKeys, PERMISSIONS, type Permission, revokeApiKey } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
+import { openDatabase } from '../main/runtime.ts';
+import { serve } from '../main/serve.ts';
 import { migrate } from '../platform/db/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
 import { Ops } from '../platform/operations.ts';
 import { VERSION } from '../platform/version.ts';
-import { openDatabase } from '../main/runtime.ts';
-import { serve } from '../main/serve.ts';
-import { registerMcpCommands } from './mcp-commands.ts';
 import { registerDocumentCommands } from './documents.ts';
+import { registerMcpCommands } from './mcp-commands.ts';
 
 function parsePermissions(value: string): Permission[] {
   const perms = value.split(',').map((p) => p.trim()).filter(Boolean);

@@ -1,10 +1,11 @@
 export { type ExecuteRequest, type ExecuteResponse, executeAction } from './actions/execute.ts';
 export { planWithRules } from './actions/rules.ts';
-export { catalogEntry, type CatalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
+export { type CatalogEntry, catalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './contract.ts';
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
-export { createConnector, type CreatedConnector, describeConnector, removeConnector, replaceCredentials, setPaused } from './service.ts';
+export { type CreatedConnector, createConnector, describeConnector, removeConnector, replaceCredentials, setPaused } from './service.ts';
+export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
 export {
   applyTransition,
   type ConnectorListItem,
@@ -14,5 +15,4 @@ export {
   listConnectors,
   updateConnectorFields,
 } from './store.ts';
-export { createWebhookJobHandler, enableWebhook, receiveWebhook, WEBHOOK_JOB_KIND, webhookDeliveryPath, type WebhookOutcome } from './webhooks.ts';
-export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
+export { createWebhookJobHandler, enableWebhook, receiveWebhook, WEBHOOK_JOB_KIND, type WebhookOutcome, webhookDeliveryPath } from './webhooks.ts';

@@ -7,7 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
 import { cancelConnectorJobs, VALIDATE_JOB_KIND } from '../sync/request.ts';
-import { type SyncRun, recentRuns } from '../sync/runs.ts';
+import { recentRuns, type SyncRun } from '../sync/runs.ts';
 import { nextIncrementalAt, scheduleFor } from '../sync/schedule.ts';
 import { getKind, listKinds } from './catalog.ts';
 import type { ConnectorDeps } from './deps.ts';

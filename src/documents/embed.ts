@@ -1,7 +1,7 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import { type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
-import type { DocumentsDeps } from './types.ts';
 import { noteChunkWrites } from './maintenance.ts';
+import type { DocumentsDeps } from './types.ts';
 import { ensureVectorIndex, hasVectorIndex, writeChunkVectors } from './vectors.ts';
 
 export const EMBED_JOB_KIND = 'documents.embed';

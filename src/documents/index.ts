@@ -1,6 +1,16 @@
-export { type Chunk, chunkDocument, type ChunkOptions } from './chunker.ts';
+export { type Chunk, type ChunkOptions, chunkDocument } from './chunker.ts';
+export { EMBED_JOB_KIND, embedJobHandler, embedPendingChunks } from './embed.ts';
+export {
+  type FolderSettings,
+  type FolderState,
+  folderSettingsSchema,
+  folderStateSchema,
+  parseFile,
+  type ScanResult,
+  SUPPORTED_EXTENSIONS,
+  scanFolder,
+} from './files/index.ts';
 export { contentHash } from './hash.ts';
-export { embedPendingChunks, EMBED_JOB_KIND, embedJobHandler } from './embed.ts';
 export { searchPassages } from './search.ts';
 export {
   countDocuments,
@@ -9,12 +19,11 @@ export {
   getDocument,
   listExternalIds,
 } from './store.ts';
-export { upsertDocuments } from './upsert.ts';
 export {
   DEFAULT_INDEX_SETTINGS,
   type DocumentInput,
-  documentInputSchema,
   type DocumentsDeps,
+  documentInputSchema,
   type EmbedMode,
   type FusionMethod,
   type IndexSettings,
@@ -26,13 +35,4 @@ export {
   type StoredDocument,
   type UpsertResult,
 } from './types.ts';
-export {
-  type FolderSettings,
-  folderSettingsSchema,
-  type FolderState,
-  folderStateSchema,
-  parseFile,
-  type ScanResult,
-  scanFolder,
-  SUPPORTED_EXTENSIONS,
-} from './files/index.ts';
+export { upsertDocuments } from './upsert.ts';

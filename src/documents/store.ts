@@ -1,14 +1,14 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
-import { newId } from '../platform/ids.ts';
 import type { Queryable } from '../platform/db/index.ts';
+import { newId } from '../platform/ids.ts';
 import { chunkDocument } from './chunker.ts';
 import { embeddingText } from './embed.ts';
 import { contentHash, fieldsHash } from './hash.ts';
-import { resolveSettings } from './settings.ts';
 import { noteChunkWrites } from './maintenance.ts';
-import { vectorLiteral } from './vectors.ts';
+import { resolveSettings } from './settings.ts';
 import { addTermStats, lockTenantStats, removeTermStats } from './stats.ts';
 import type { DocumentInput, DocumentsDeps, StoredDocument } from './types.ts';
+import { vectorLiteral } from './vectors.ts';
 
 export interface UpsertCore {
   readonly added: number;

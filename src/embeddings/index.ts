@@ -1,18 +1,18 @@
+export { createDistilledUseProvider } from './distilled/provider.ts';
+export { createGloveProvider } from './glove/provider.ts';
+export { createOnnxProvider } from './onnx/provider.ts';
+export { writeStaticModelFolder } from './onnx/tiny-model.ts';
+export { createOpenAiProvider } from './openai/provider.ts';
 export type { EmbeddingProvider, EmbeddingRegistry } from './provider.ts';
 export {
   createEmbeddingRegistry,
+  DISTILLED_MODEL_ID,
   type EmbeddingsConfig,
+  GLOVE_MODEL_ID,
   type ManagedEmbeddingRegistry,
   type ProviderKind,
   providerKindOf,
-  DISTILLED_MODEL_ID,
-  GLOVE_MODEL_ID,
   USE_MODEL_ID,
 } from './registry.ts';
-export { createGloveProvider } from './glove/provider.ts';
 export { createUseProvider } from './use/provider.ts';
-export { createDistilledUseProvider } from './distilled/provider.ts';
-export { createOpenAiProvider } from './openai/provider.ts';
-export { createOnnxProvider } from './onnx/provider.ts';
-export { writeStaticModelFolder } from './onnx/tiny-model.ts';
 export { cosine, l2normalize } from './vector.ts';

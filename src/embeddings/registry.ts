@@ -1,5 +1,5 @@
-import type { Logger } from 'pino';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { createDistilledUseProvider, DISTILLED_MODEL_ID } from './distilled/provider.ts';
 import { createGloveProvider, GLOVE_MODEL_ID } from './glove/provider.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { planDamping } from './damping.ts';
 import { computeUserEntropy, entropyLevel } from './entropy.ts';
 
 const now = new Date('2026-06-01T12:00:00Z');
@@ -71,5 +72,18 @@ describe('user entropy', () => {
       [3.0001, 'critical'],
     ];
     for (const [e, level] of cases) assert.equal(entropyLevel(e), level, String(e));
+  });
+
+  it('moves the high and critical bounds with the damping threshold, so damping is on exactly at those levels', () => {
+    for (const threshold of [0.8, 2, 5]) {
+      for (const e of [0, 0.3, 0.7, 0.8, 0.81, 1.5, 1.8, 1.81, 2, 2.5, 4, 5, 5.5, 6, 6.01, 9]) {
+        const level = entropyLevel(e, threshold);
+        const damping = planDamping(e, 10, threshold).active;
+        assert.equal(damping, level === 'high' || level === 'critical', `entropy ${e}, threshold ${threshold}: ${level}`);
+        assert.equal(level === 'critical', e > threshold + 1, `entropy ${e}, threshold ${threshold}: ${level}`);
+      }
+    }
+    assert.equal(entropyLevel(4.0179, 5), 'normal');
+    assert.equal(computeUserEntropy([], new Date(), undefined, 0).level, 'normal');
   });
 });

@@ -1,3 +1,5 @@
+import { DEFAULT_DAMPING_THRESHOLD } from './damping.ts';
+
 /** One past query of a user, as recorded by the federated query (only what entropy needs). */
 export interface ActivityEvent {
   readonly at: Date;
@@ -33,8 +35,8 @@ export const ENTROPY_LEVELS = ['very_low', 'low', 'normal', 'high', 'critical'] 
 export type EntropyLevel = (typeof ENTROPY_LEVELS)[number];
 
 /**
- * Level bounds in bits: very_low [0, 0.5), low [0.5, 1), normal [1, 2], high (2, 3], critical > 3.
- * `normal` includes 2.0 so that, at the default threshold, damping starts exactly where `high` does.
+ * Level bounds in bits at the default damping threshold (2.0): very_low [0, 0.5), low [0.5, 1), normal [1, 2],
+ * high (2, 3], critical > 3. `normal` includes 2.0 so that damping starts exactly where `high` does.
  */
 export const LEVEL_BOUNDS: Readonly<Record<Exclude<EntropyLevel, 'critical'>, number>> = {
   very_low: 0.5,
@@ -42,6 +44,16 @@ export const LEVEL_BOUNDS: Readonly<Record<Exclude<EntropyLevel, 'critical'>, nu
   normal: 2.0,
   high: 3.0,
 };
+
+/**
+ * The level bounds for a damping threshold `t` (ATRIUM_DAMPING_THRESHOLD): normal ends at `t`, high spans
+ * (t, t + 1], critical is above t + 1, and the two lower bounds are capped at `t`. So damping is active
+ * exactly at the high and critical levels, whatever the threshold; `t` = 2 gives LEVEL_BOUNDS.
+ */
+export function levelBounds(threshold: number): Readonly<Record<Exclude<EntropyLevel, 'critical'>, number>> {
+  const t = Math.max(0, threshold);
+  return { very_low: Math.min(LEVEL_BOUNDS.very_low, t), low: Math.min(LEVEL_BOUNDS.low, t), normal: t, high: t + 1 };
+}
 
 export interface UserEntropy {
   /** topic_bits + rate_bits, rounded to 4 decimals. */
@@ -61,7 +73,12 @@ export interface UserEntropy {
  * `topic_bits = −Σ p·log2 p` over topic weights; `rate_bits = max(0, log2(n_rate / rateReference))`.
  * Deterministic for a given history and `now`; the caller includes the current query as an event at `now`.
  */
-export function computeUserEntropy(history: readonly ActivityEvent[], now: Date, opts: EntropyOptions = DEFAULT_ENTROPY_OPTIONS): UserEntropy {
+export function computeUserEntropy(
+  history: readonly ActivityEvent[],
+  now: Date,
+  opts: EntropyOptions = DEFAULT_ENTROPY_OPTIONS,
+  threshold = DEFAULT_DAMPING_THRESHOLD,
+): UserEntropy {
   const nowMs = now.getTime();
   const windowMs = opts.windowMinutes * 60_000;
   const events = history
@@ -92,14 +109,15 @@ export function computeUserEntropy(history: readonly ActivityEvent[], now: Date,
   const recent = events.filter((e) => nowMs - e.at.getTime() <= rateWindow).length;
   const rateBits = recent > opts.rateReference ? Math.log2(recent / opts.rateReference) : 0;
   const entropy = round(topicBits + rateBits);
-  return { entropy, level: entropyLevel(entropy), topic_bits: round(topicBits), rate_bits: round(rateBits), topics: topics.length, events: events.length };
+  return { entropy, level: entropyLevel(entropy, threshold), topic_bits: round(topicBits), rate_bits: round(rateBits), topics: topics.length, events: events.length };
 }
 
-export function entropyLevel(entropy: number): EntropyLevel {
-  if (entropy < LEVEL_BOUNDS.very_low) return 'very_low';
-  if (entropy < LEVEL_BOUNDS.low) return 'low';
-  if (entropy <= LEVEL_BOUNDS.normal) return 'normal';
-  if (entropy <= LEVEL_BOUNDS.high) return 'high';
+export function entropyLevel(entropy: number, threshold = DEFAULT_DAMPING_THRESHOLD): EntropyLevel {
+  const b = threshold === DEFAULT_DAMPING_THRESHOLD ? LEVEL_BOUNDS : levelBounds(threshold);
+  if (entropy < b.very_low) return 'very_low';
+  if (entropy < b.low) return 'low';
+  if (entropy <= b.normal) return 'normal';
+  if (entropy <= b.high) return 'high';
   return 'critical';
 }
 

@@ -1,5 +1,5 @@
-import type { TemporalStatus } from './decay.ts';
 import type { IntentFeatures } from './combine.ts';
+import type { TemporalStatus } from './decay.ts';
 
 /** Why an item scored what it did; present when the request sets `include_reasoning`. */
 export type ItemReasoning = {

@@ -3,7 +3,8 @@ import type { Principal } from '../access/index.ts';
 import { type AuditInput, recordAuditDeferred } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
-import { planDamping } from './damping.ts';
+import type { ActivityHandle } from './activity.ts';
+import { OVERFETCH, planDamping } from './damping.ts';
 import { computeUserEntropy, DEFAULT_ENTROPY_OPTIONS, type UserEntropy } from './entropy.ts';
 import { INTENT_DIMENSIONS, inferIntent, resolveIntent } from './intent.ts';
 import type { FederatedItem } from './item.ts';
@@ -13,9 +14,8 @@ import { rankLocal } from './rank.ts';
 import { queryRemoteNode } from './remote.ts';
 import { type FederatedQuery, federatedRequestSchema, normalizeRequest, queryHash } from './request.ts';
 import type { FederatedResponse } from './schema.ts';
-import { type FanOut, type FederationDeps, UNHEALTHY_COOLDOWN_MS } from './service.ts';
+import { type FanOut, type FederationDeps, type LocalAnswer, UNHEALTHY_COOLDOWN_MS } from './service.ts';
 import { loadActivity, loadQueryContext, type QueryContextRows, recordActivity, tombstonesFor } from './store.ts';
-import type { ActivityHandle } from './activity.ts';
 import { compareItems, surfaceItems } from './surface.ts';
 import { contentTerms } from './terms.ts';
 import { tombstoneMatcher } from './tombstone.ts';
@@ -26,6 +26,8 @@ export interface RunOptions {
   readonly force?: boolean;
   /** The request came from another Atrium node: answer from local sources only, without entropy or activity. */
   readonly hop?: boolean;
+  /** With `hop`: the originating node is damping, so critical items go first within the budget (header CRITICAL_FIRST_HEADER). */
+  readonly criticalFirst?: boolean;
 }
 
 interface Selection {
@@ -88,8 +90,10 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
   const hop = opts.hop === true;
   const inferred = inferIntent(q.query);
   const intent = resolveIntent(q.intent_signal, inferred);
-  const entropy = hop ? ZERO_ENTROPY : computeUserEntropy([...history, { at: now, terms }], now);
+  const entropy = hop ? ZERO_ENTROPY : computeUserEntropy([...history, { at: now, terms }], now, DEFAULT_ENTROPY_OPTIONS, settings.dampingThreshold);
   const plan = planDamping(entropy.entropy, q.max_results, settings.dampingThreshold);
+  // While damping, critical items go first at every stage: each source's budget, each remote node's, the answer.
+  const criticalFirst = plan.active || (hop && opts.criticalFirst === true);
 
   const selection = selectNodes(deps, p.context, q, hop);
   const failed: { node: string; reason: string }[] = [];
@@ -105,25 +109,26 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
   });
   const selectedCount = (selection.searchLocal ? 1 : 0) + selection.remotes.length;
 
+  // Only the local sources' part is cached: it is invalidated by the document generation, which a remote
+  // node's changes do not touch, so remote nodes are asked every time (each answers repeats from its own cache).
   let cacheState: 'hit' | 'miss' | 'bypass' = 'bypass';
-  let fan: FanOut | undefined;
+  let cachedLocal: LocalAnswer | undefined;
   let cacheKey: string | null = null;
-  if (service && settings.cacheTtlMs > 0 && !opts.force) {
-    const generation = p.context.generation;
-    const nodes = [...selection.localIds, ...remotes.map((r) => `${r.node.node_id}:${r.sub?.join('+') ?? '*'}`)].join(',');
-    cacheKey = [tenantId, hash, generation, plan.per_node_budget, hop ? 'hop' : 'origin', nodes].join('|');
-    fan = service.cache.get(cacheKey, nowMs);
-    cacheState = fan ? 'hit' : 'miss';
+  if (service && settings.cacheTtlMs > 0 && !opts.force && selection.searchLocal) {
+    cacheKey = [tenantId, hash, p.context.generation, hop ? 'hop' : 'origin', selection.localIds.join(',')].join('|');
+    cachedLocal = service.cache.get(cacheKey, nowMs);
+    cacheState = cachedLocal ? 'hit' : 'miss';
   }
-  if (!fan) {
-    const result = await fanOut(deps, tenantId, q, selection, remotes, plan.per_node_budget, intent, failed);
-    fan = result.fan;
-    const complete = failed.length === 0;
-    if (selectedCount > 0 && result.answered === 0) {
-      throw Errors.timeout(`federation timeout: no node answered within ${settings.deadlineMs} ms (${failed.map((f) => `${f.node}: ${f.reason}`).join('; ')})`);
-    }
-    if (cacheKey && service && complete) service.cache.set(cacheKey, fan, nowMs);
+  const result = await fanOut(deps, tenantId, q, selection, remotes, { budget: plan.per_node_budget, criticalFirst, intent, cachedLocal }, failed);
+  const fan = result.fan;
+  if (result.rejected) throw Errors.validation(`a remote node rejected the request: ${result.rejected}`, [{ path: 'body.node_ids', message: result.rejected }]);
+  if (selectedCount > 0 && result.answered === 0) {
+    const detail = failed.map((f) => `${f.node}: ${f.reason}`).join('; ');
+    // A node skipped because it timed out recently counts as timed out.
+    if (result.timedOut + (selection.remotes.length - remotes.length) > 0) throw Errors.timeout(`federation timeout: no node answered within ${settings.deadlineMs} ms (${detail})`);
+    throw Errors.federationFailed(`federation failed: no selected node answered (${detail})`);
   }
+  if (cacheKey && service && !cachedLocal && result.localAnswer) service.cache.set(cacheKey, result.localAnswer, nowMs);
 
   // Tombstones are read on every query (not cached) so a forget request takes effect at once.
   const docIds = [...new Set(fan.local.map((c) => c.passage.document_id))];
@@ -133,8 +138,9 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
   const local = capPerNode(
     rankLocal(fan.local, { now, intent, lambda: settings.decayLambda, userId: q.user_id, contextTerms, tombstoneOf, includeReasoning: q.include_reasoning }),
     plan.per_node_budget,
+    criticalFirst,
   );
-  const items = surfaceItems([...local, ...fan.remote], entropy.level, plan).map((i) => (q.include_reasoning ? i : withoutReasoning(i)));
+  const items = surfaceItems([...local, ...fan.remote], entropy.level, plan, criticalFirst).map((i) => (q.include_reasoning ? i : withoutReasoning(i)));
 
   const audit: AuditInput = {
     tenantId,
@@ -228,34 +234,58 @@ function selectNodes(deps: FederationDeps, context: QueryContextRows, q: Federat
   return { local, searchLocal: local.length > 0, localIds: local, remotes: [...remote.values()] };
 }
 
+interface FanOutResult {
+  readonly fan: FanOut;
+  /** Nodes that answered (the local sources count as one). */
+  readonly answered: number;
+  /** Nodes that missed the deadline. */
+  readonly timedOut: number;
+  /** A remote node's 400 (e.g. an unknown `<node>/<source>`): the request itself is invalid. */
+  readonly rejected: string | null;
+  /** The local part when it was searched now (not from the cache). */
+  readonly localAnswer: LocalAnswer | null;
+}
+
 async function fanOut(
   deps: FederationDeps,
   tenantId: string,
   q: FederatedQuery,
   selection: Selection,
   remotes: Selection['remotes'],
-  budget: number,
-  intent: ReturnType<typeof inferIntent>,
+  o: { budget: number; criticalFirst: boolean; intent: ReturnType<typeof inferIntent>; cachedLocal: LocalAnswer | undefined },
   failed: { node: string; reason: string }[],
-): Promise<{ fan: FanOut; answered: number }> {
+): Promise<FanOutResult> {
   const deadlineMs = deps.config.federation.deadlineMs;
   const service = deps.federation;
-  const localTask = selection.searchLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, budget, signal), deadlineMs) : null;
+  const localTask =
+    selection.searchLocal && !o.cachedLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, signal), deadlineMs) : null;
   const remoteTasks = remotes.map(({ node, sub }) =>
-    queryRemoteNode(node, q, { intent, budget, subNodes: sub, deadlineMs, fetch: service?.fetch }).then((outcome) => ({ node, outcome })),
+    queryRemoteNode(node, q, { intent: o.intent, budget: o.budget, criticalFirst: o.criticalFirst, subNodes: sub, deadlineMs, fetch: service?.fetch }).then((outcome) => ({
+      node,
+      outcome,
+    })),
   );
   const consulted: string[] = [];
   let answered = 0;
+  let timedOut = 0;
+  let rejected: string | null = null;
+  let localAnswer: LocalAnswer | null = null;
   let local: FanOut['local'] = [];
-  if (localTask) {
+  if (o.cachedLocal) {
+    answered++;
+    local = o.cachedLocal.candidates;
+    consulted.push(...o.cachedLocal.consulted);
+  } else if (localTask) {
     const r = await localTask;
     if (r.ok) {
       answered++;
       local = r.value;
       const seen = new Set(selection.localIds);
       for (const c of local) seen.add(c.passage.source_node);
-      consulted.push(...[...seen].sort());
+      localAnswer = { candidates: local, consulted: [...seen].sort() };
+      consulted.push(...localAnswer.consulted);
     } else {
+      timedOut++;
       failed.push({ node: 'local', reason: `no answer within ${deadlineMs} ms` });
       deps.log.warn({ tenantId, deadlineMs }, 'local sources missed the federation deadline');
     }
@@ -267,19 +297,24 @@ async function fanOut(
       service?.unhealthyUntil.delete(node.node_id);
       remote.push(...outcome.items);
       consulted.push(...(outcome.consulted.length ? outcome.consulted : [node.name]));
-    } else {
-      if (outcome.reason === 'timeout') service?.unhealthyUntil.set(node.node_id, deps.clock.now().getTime() + UNHEALTHY_COOLDOWN_MS);
-      failed.push({ node: node.name, reason: outcome.message });
-      deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
+      continue;
     }
+    if (outcome.reason === 'timeout') {
+      timedOut++;
+      service?.unhealthyUntil.set(node.node_id, deps.clock.now().getTime() + UNHEALTHY_COOLDOWN_MS);
+    }
+    if (outcome.reason === 'rejected') rejected ??= `${node.name}: ${outcome.message}`;
+    failed.push({ node: node.name, reason: outcome.message });
+    deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
   }
-  return { fan: { local, remote, consulted }, answered };
+  return { fan: { local, remote, consulted }, answered, timedOut, rejected, localAnswer };
 }
 
-async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQuery, selection: Selection, budget: number, signal: AbortSignal) {
-  // One hybrid query over every selected local source. The budget caps each source's share after ranking;
-  // asking for twice the budget leaves room for several passages of one document.
-  const limit = Math.min(400, budget * 2);
+async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQuery, selection: Selection, signal: AbortSignal) {
+  // One hybrid query over every selected local source, as deep as without damping (the result cache holds
+  // it for any budget): damping shrinks what each source keeps after ranking (critical items first), not
+  // what is looked at. Twice the undamped per-node budget leaves room for several passages of one document.
+  const limit = Math.min(400, q.max_results * OVERFETCH * 2);
   const r = await retrieveLocal(
     {
       db: deps.db,
@@ -318,9 +353,12 @@ async function withDeadline<T>(task: (signal: AbortSignal) => Promise<T>, ms: nu
   }
 }
 
-/** Keeps each local source's best `budget` items: the damping budget applies per node, not only to the final list. */
-function capPerNode(items: FederatedItem[], budget: number): FederatedItem[] {
-  const sorted = [...items].sort(compareItems(false));
+/**
+ * Keeps each local source's best `budget` items (critical ones first while damping): the damping budget
+ * applies per node, not only to the final list.
+ */
+function capPerNode(items: FederatedItem[], budget: number, criticalFirst: boolean): FederatedItem[] {
+  const sorted = [...items].sort(compareItems(criticalFirst));
   const counts = new Map<string, number>();
   return sorted.filter((i) => {
     const n = counts.get(i.source_node) ?? 0;

@@ -1,7 +1,7 @@
+import type { Passage } from '../documents/index.ts';
 import { clamp01, combineRelevance, criticalTerm, hasEmotionalLanguage, intentFit, itemFeatures, matchScore, temporalWeight } from './combine.ts';
 import { CONTENT_URGENCY, type CriticalResult, detectCritical } from './critical.ts';
 import { ageDays, temporalStatus } from './decay.ts';
-import type { Passage } from '../documents/index.ts';
 import type { IntentSignal } from './intent.ts';
 import type { FederatedItem } from './item.ts';
 import { contentTerms } from './terms.ts';

@@ -6,19 +6,22 @@ import { federatedResponseSchema } from './schema.ts';
 
 /** Sent on fan-out requests: the receiving node answers from its own sources only (no further fan-out). */
 export const HOP_HEADER = 'x-atrium-federation-hop';
+/** Sent with HOP_HEADER while the originating node is damping: the receiving node puts critical items first within its budget. */
+export const CRITICAL_FIRST_HEADER = 'x-atrium-critical-first';
 
 export type NodeOutcome =
   | { readonly ok: true; readonly items: FederatedItem[]; readonly consulted: string[] }
-  | { readonly ok: false; readonly reason: 'timeout' | 'error'; readonly message: string };
+  | { readonly ok: false; readonly reason: 'timeout' | 'error' | 'rejected'; readonly message: string };
 
 /**
  * Queries one remote Atrium node over its `/v1/federate` within `deadlineMs`. Its items come back with
- * `source_node` prefixed by the node's name; so do the sources it consulted. Never throws.
+ * `source_node` prefixed by the node's name; so do the sources it consulted. Never throws: a 400 from the
+ * node (the request names a source it does not have) is `rejected`, any other failure `error` or `timeout`.
  */
 export async function queryRemoteNode(
   node: RemoteNodeWithKey,
   q: FederatedQuery,
-  opts: { intent: IntentSignal; budget: number; subNodes: readonly string[] | null; deadlineMs: number; signal?: AbortSignal; fetch?: typeof fetch },
+  opts: { intent: IntentSignal; budget: number; criticalFirst?: boolean; subNodes: readonly string[] | null; deadlineMs: number; signal?: AbortSignal; fetch?: typeof fetch },
 ): Promise<NodeOutcome> {
   const body = {
     query: q.query,
@@ -38,11 +41,17 @@ export async function queryRemoteNode(
   try {
     const res = await (opts.fetch ?? fetch)(`${node.url}/v1/federate`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${node.apiKey}`, [HOP_HEADER]: '1' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${node.apiKey}`,
+        [HOP_HEADER]: '1',
+        ...(opts.criticalFirst ? { [CRITICAL_FIRST_HEADER]: '1' } : {}),
+      },
       body: JSON.stringify(body),
       signal,
     });
     const text = await res.text();
+    if (res.status === 400) return { ok: false, reason: 'rejected', message: remoteErrorMessage(text) };
     if (!res.ok) return { ok: false, reason: 'error', message: `HTTP ${res.status}: ${text.slice(0, 200)}` };
     const parsed = federatedResponseSchema.safeParse(JSON.parse(text));
     if (!parsed.success) return { ok: false, reason: 'error', message: `unexpected response: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
@@ -57,4 +66,15 @@ export async function queryRemoteNode(
     if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, reason: 'timeout', message: `no answer within ${opts.deadlineMs} ms` };
     return { ok: false, reason: 'error', message: (err as Error).message };
   }
+}
+
+/** The `error.message` of an Atrium error body, else the body's start. */
+function remoteErrorMessage(text: string): string {
+  try {
+    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === 'string') return message.slice(0, 300);
+  } catch {
+    // not JSON: fall through
+  }
+  return `HTTP 400: ${text.slice(0, 200)}`;
 }

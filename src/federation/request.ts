@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rangeBound } from '../platform/time-range.ts';
 import { sha256Hash } from './canonical.ts';
 import { INTENT_DIMENSIONS, type IntentSignal } from './intent.ts';
 
@@ -10,9 +11,11 @@ const unit = z.number().min(0).max(1);
 const name = z.string().min(1).max(300);
 const nameList = z.array(name).max(200);
 const oneOrMany = z.union([name, nameList]);
-const isoDate = z.iso.datetime({ offset: true });
 const dateRange = z
-  .object({ after: isoDate.optional(), before: isoDate.optional() })
+  .object({
+    after: rangeBound('after').optional().describe('ISO 8601 timestamp, or a date (YYYY-MM-DD, UTC) meaning from its start'),
+    before: rangeBound('before').optional().describe('ISO 8601 timestamp, or a date (YYYY-MM-DD, UTC) meaning through its end'),
+  })
   .strict()
   .refine((r) => !r.after || !r.before || Date.parse(r.after) <= Date.parse(r.before), {
     message: 'after must not be later than before',
@@ -42,8 +45,8 @@ export const federatedRequestSchema = z
   .object({
     query: z.string().max(4000).refine((q) => q.trim().length > 0, { message: 'query must not be blank' }),
     user_id: z.string().min(1).max(256),
-    node_ids: nameList.optional(),
-    sources: nameList.optional().describe('client alias of node_ids'),
+    node_ids: nameList.min(1, 'node_ids must name at least one node (omit it to query every node)').optional(),
+    sources: nameList.min(1, 'sources must name at least one node (omit it to query every node)').optional().describe('client alias of node_ids'),
     max_results: z.number().int().min(1).max(MAX_RESULTS_LIMIT).optional(),
     limit: z.number().int().min(1).max(MAX_RESULTS_LIMIT).optional().describe('client alias of max_results'),
     intent_signal: intentSignalSchema.optional(),
@@ -119,7 +122,8 @@ export function normalizeRequest(r: FederatedRequestInput): FederatedQuery {
     user_id: r.user_id,
     node_ids: nodeIds ? sortedUnique(nodeIds) : null,
     max_results: r.max_results ?? r.limit ?? DEFAULT_MAX_RESULTS,
-    intent_signal: r.intent_signal ? { ...r.intent_signal } : null,
+    // `{}` gives no signal: the same request (and hash) as leaving the field out.
+    intent_signal: r.intent_signal && Object.values(r.intent_signal).some((v) => v !== undefined) ? { ...r.intent_signal } : null,
     include_reasoning: r.include_reasoning ?? r.includeReasoning ?? false,
     filters: Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)) as QueryFilters,
   };

@@ -4,18 +4,24 @@ import type { Clock } from '../platform/clock.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { Logger } from '../platform/log.ts';
 import type { SecretBox } from '../platform/secrets.ts';
+import type { TranslationRegistry } from '../translations/index.ts';
 import { type ActivityLog, createActivityLog } from './activity.ts';
 import { createTtlCache, type TtlCache } from './cache.ts';
 import type { FederatedItem } from './item.ts';
 import type { LocalCandidate } from './rank.ts';
 import { REMOTE_INFO_TTL_MS, type RemoteNodeInfo } from './remote-info.ts';
-import type { TranslationRegistry } from '../translations/index.ts';
 import type { Translator } from './translate.ts';
 
-/** What one fan-out produced: cached per query_hash, user and document generation. */
+/** What one fan-out produced. */
 export interface FanOut {
   readonly local: readonly LocalCandidate[];
   readonly remote: readonly FederatedItem[];
+  readonly consulted: readonly string[];
+}
+
+/** The local sources' part of a fan-out: what the result cache holds, per query_hash, user, document generation and source selection. */
+export interface LocalAnswer {
+  readonly candidates: readonly LocalCandidate[];
   readonly consulted: readonly string[];
 }
 
@@ -24,7 +30,7 @@ export const UNHEALTHY_COOLDOWN_MS = 30_000;
 
 /** Per-process state of the federated query, composed once in src/main. */
 export interface FederationService {
-  readonly cache: TtlCache<FanOut>;
+  readonly cache: TtlCache<LocalAnswer>;
   /** Remote node id → epoch ms until which normal queries skip it. */
   readonly unhealthyUntil: Map<string, number>;
   readonly translator?: Translator;
@@ -39,7 +45,7 @@ export interface FederationService {
 export function createFederationService(config: Config, opts: { translator?: Translator; fetch?: typeof fetch; log?: Logger } = {}): FederationService {
   const { log, ...rest } = opts;
   const activity = createActivityLog({ onError: (err, lost) => log?.error({ err, lost }, 'federation activity could not be written') });
-  return { cache: createTtlCache<FanOut>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), activity, remoteInfo: createTtlCache<RemoteNodeInfo>(REMOTE_INFO_TTL_MS, 1000), ...rest };
+  return { cache: createTtlCache<LocalAnswer>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), activity, remoteInfo: createTtlCache<RemoteNodeInfo>(REMOTE_INFO_TTL_MS, 1000), ...rest };
 }
 
 /** What the federated query needs; `AppDeps` satisfies it. */

@@ -21,9 +21,10 @@ export function compareItems(damping: boolean): (a: FederatedItem, b: FederatedI
 
 /**
  * Entropy-aware surfacing (docs/ranking.md): drops non-critical items under the level's floor (critical level:
- * every non-critical item; critical items are never dropped by a floor), orders them with `compareItems`, and keeps the damping plan's `surfaced` count.
+ * every non-critical item; critical items are never dropped by a floor), orders them with `compareItems`
+ * (critical first while damping, or when `criticalFirst` says so), and keeps the damping plan's `surfaced` count.
  */
-export function surfaceItems(items: readonly FederatedItem[], level: EntropyLevel, plan: DampingPlan): FederatedItem[] {
+export function surfaceItems(items: readonly FederatedItem[], level: EntropyLevel, plan: DampingPlan, criticalFirst = plan.active): FederatedItem[] {
   const kept = items.filter((i) => i.is_critical || (level !== 'critical' && i.relevance_score >= LEVEL_FLOORS[level]));
-  return kept.sort(compareItems(plan.active)).slice(0, plan.surfaced);
+  return kept.sort(compareItems(criticalFirst)).slice(0, plan.surfaced);
 }

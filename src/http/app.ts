@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
@@ -6,7 +7,6 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { randomUUID } from 'node:crypto';
 import { Errors } from '../platform/errors.ts';
 import { VERSION } from '../platform/version.ts';
 import { authorize } from './auth.ts';
@@ -46,6 +46,18 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // A JSON content type with an empty body (many HTTP clients send one on DELETE) is a request without a
+  // body, not malformed JSON; anything else goes to Fastify's own parser (prototype-poisoning checks).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   app.decorateRequest('principal', null);
 
   const metrics = opts.metrics ?? createMetrics();

@@ -1,15 +1,14 @@
-import type { Logger } from 'pino';
-import type { RateLimiter } from '../access/index.ts';
-import type { Principal } from '../access/index.ts';
-import type { Config } from '../config/index.ts';
-import type { EmbeddingRegistry } from '../embeddings/index.ts';
-import type { DocumentStore } from '../connectors/index.ts';
-import type { DatabaseExecutor } from '../platform/db/index.ts';
-import type { Clock } from '../platform/clock.ts';
-import type { SecretBox } from '../platform/secrets.ts';
 import type { FastifyRequest } from 'fastify';
-import type { TranslationRegistry } from '../translations/index.ts';
+import type { Logger } from 'pino';
+import type { Principal, RateLimiter } from '../access/index.ts';
+import type { Config } from '../config/index.ts';
+import type { DocumentStore } from '../connectors/index.ts';
+import type { EmbeddingRegistry } from '../embeddings/index.ts';
 import type { FederationService } from '../federation/index.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { DatabaseExecutor } from '../platform/db/index.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { TranslationRegistry } from '../translations/index.ts';
 
 /** Resolves a non-API-key credential (an SSO session cookie) to a principal, or null. */
 export type RequestAuthenticator = (request: FastifyRequest) => Promise<Principal | null>;

@@ -1,18 +1,18 @@
 import { createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
 import { createSessionAuthenticator } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
+import { createWebhookJobHandler, setFilesystemRoots, WEBHOOK_JOB_KIND } from '../connectors/index.ts';
+import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
 import { createEmbeddingRegistry, type ManagedEmbeddingRegistry } from '../embeddings/index.ts';
+import { createFederationService } from '../federation/index.ts';
 import { type App, type AppDeps, buildApp, createMetrics } from '../http/index.ts';
-import { systemClock, type Clock } from '../platform/clock.ts';
+import { type Clock, systemClock } from '../platform/clock.ts';
 import { type DatabaseExecutor, migrate, openPglite, openPostgres } from '../platform/db/index.ts';
 import { createWorker, type JobHandler, type Worker } from '../platform/jobs/index.ts';
 import type { Logger } from '../platform/log.ts';
 import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
-import { createFederationService } from '../federation/index.ts';
-import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
-import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
 import { createSyncHandler, createValidateHandler, documentStoreFor, SYNC_JOB_KIND, VALIDATE_JOB_KIND, withScheduler } from '../sync/index.ts';
-import { createWebhookJobHandler, setFilesystemRoots, WEBHOOK_JOB_KIND } from '../connectors/index.ts';
+import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
 
 export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, log);

@@ -3,7 +3,7 @@ import { executeAction, listConnectors } from '../connectors/index.ts';
 import { getDocument } from '../documents/index.ts';
 import { runFederatedQuery } from '../federation/index.ts';
 import type { AppDeps } from '../http/deps.ts';
-import { type KnowledgeBackend, type ResourceContents, type ToolOutput, ToolError } from './backend.ts';
+import { type KnowledgeBackend, type ResourceContents, ToolError, type ToolOutput } from './backend.ts';
 import { formatActionResult, formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
 import { recentDocuments } from './recent.ts';
 import { RESOURCES } from './resources.ts';

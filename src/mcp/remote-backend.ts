@@ -1,5 +1,5 @@
 import type { Permission, Principal } from '../access/index.ts';
-import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, type ToolOutput, ToolError } from './backend.ts';
+import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
 import { RESOURCES } from './resources.ts';
 import { TOOLS } from './tools.ts';
 

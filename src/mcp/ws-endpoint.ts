@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server as HttpServer, STATUS_CODES } from 'node:http';
+import { type Server as HttpServer, type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../access/index.ts';

@@ -51,6 +51,8 @@ export const Errors = {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
   internal: (cause?: unknown) => new AppError('internal_error', 500, 'internal server error', { cause }),
+  /** Every node a federated query selected failed with an error (none timed out): e.g. a remote node's key was revoked. */
+  federationFailed: (message: string) => new AppError('federation_failed', 500, message),
   unavailable: (message: string) => new AppError('service_unavailable', 503, message),
   timeout: (message: string) => new AppError('timeout', 504, message),
 } as const;

@@ -7,6 +7,7 @@ import type { Queryable } from '../platform/db/executor.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
 import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+
 export { rateLimitFromResponse } from './vendor-errors.ts';
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -23,6 +24,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
+
 export { sleep as abortableSleep };
 
 export interface AcquireOptions {

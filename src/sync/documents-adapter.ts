@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../connectors/deps.ts';
-import { deleteConnectorDocuments, deleteDocuments, type DocumentsDeps, listExternalIds, upsertDocuments } from '../documents/index.ts';
+import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, upsertDocuments } from '../documents/index.ts';
 
 /** Adapts the documents module to the connectors' DocumentStore port. `deps` is read lazily (composed later). */
 export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {

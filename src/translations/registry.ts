@@ -1,6 +1,6 @@
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
-import { type TranslationMap, translateVector } from '../vec2vec/index.ts';
+import { decodeMap, type TranslationMap, translateVector } from '../vec2vec/index.ts';
 import { BUILTIN_DIR, type BuiltinTranslation, loadBuiltinMap, readBuiltinManifest } from './builtin.ts';
 import {
   deleteTenantTranslation,
@@ -10,7 +10,6 @@ import {
   loadParams,
   type TranslationRecord,
 } from './store.ts';
-import { decodeMap } from '../vec2vec/index.ts';
 
 /** A translation ready to apply: its registry entry and its map, loaded once and cached. */
 export interface LoadedTranslation {

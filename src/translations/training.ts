@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EmbeddingProvider, EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
-import { getJob, type Job, type JobContext, type JobHandler, JobCancelledError, NonRetriableError } from '../platform/jobs/index.ts';
+import { getJob, type Job, JobCancelledError, type JobContext, type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
 import { encodeMap, mat } from '../vec2vec/index.ts';
 import { replaceTranslations } from './store.ts';
 import { trainInThread } from './train-thread.ts';

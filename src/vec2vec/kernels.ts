@@ -1,7 +1,7 @@
 // Matrix products in WebAssembly SIMD (128-bit: 4 float32 or 2 float64 lanes), built at load time by
 // wasm-asm.ts. Plain JS tops out near 0.5-1 G multiply-adds/s here; these reach several times that.
 // Everything is C += A·B with A read through element strides (so Aᵀ·B needs no transpose) and B, C row-major.
-import { type FunctionDef, I32, V128, buildModule, op } from './wasm-asm.ts';
+import { buildModule, type FunctionDef, I32, op, V128 } from './wasm-asm.ts';
 
 type Precision = 'f32' | 'f64';
 

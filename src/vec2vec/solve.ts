@@ -1,7 +1,8 @@
 // Blocked dense linear algebra in float64 on a Workspace: the O(n³) parts run as SIMD matrix products
 // (kernels.ts), only thin diagonal blocks in plain JS. Matrices are row-major n×n (or n×m) at byte pointers.
-import { cholesky, invert } from './linalg.ts';
+
 import type { Workspace } from './kernels.ts';
+import { cholesky, invert } from './linalg.ts';
 
 const NB = 32;
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Worker } from '../../src/platform/jobs/index.ts';
-
-import { createTestApp, type TestApp } from '../support/app.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
 import { connectorWorker } from './support.ts';
 
 async function externalIds(t: TestApp, connectorId: string): Promise<string[]> {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { slackSignature } from '../../src/connectors/slack/webhook.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeSlack, type FakeSlackChannel, loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { slackSignature } from '../../src/connectors/slack/webhook.ts';
 import { connectorWorker } from './support.ts';
 
 const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';

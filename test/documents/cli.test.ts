@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/atrium');

@@ -4,7 +4,7 @@
 // (~360 chunks) exercises cutting, floors, the bound and the fallback.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deleteDocuments, type DocumentsDeps, upsertDocuments } from '../../src/documents/index.ts';
+import { type DocumentsDeps, deleteDocuments, upsertDocuments } from '../../src/documents/index.ts';
 import { retrieveCandidates } from '../../src/documents/search.ts';
 import type { SearchRequest } from '../../src/documents/types.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';

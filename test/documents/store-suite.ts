@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { bm25Score } from '../../src/documents/fusion.ts';
 import {
   countDocuments,
+  type DocumentsDeps,
   deleteConnectorDocuments,
   deleteDocuments,
-  type DocumentsDeps,
   EMBED_JOB_KIND,
   embedJobHandler,
   getDocument,
@@ -12,7 +13,6 @@ import {
   searchPassages,
   upsertDocuments,
 } from '../../src/documents/index.ts';
-import { bm25Score } from '../../src/documents/fusion.ts';
 import { HYBRID_VECTOR_DEPTH, retrieveCandidates } from '../../src/documents/search.ts';
 import type { SearchRequest } from '../../src/documents/types.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ACTIVITY_REFRESH_MS, createActivityLog } from '../../src/federation/activity.ts';
 import { loadActivity } from '../../src/federation/store.ts';
-import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import type { Queryable } from '../../src/platform/db/executor.ts';
+import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { openTestPglite } from '../support/db.ts';
 
 const T0 = Date.parse('2026-06-01T12:00:00Z');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { addDocs, type Corpus, daysAgo, NOW, seedCorpus } from './fixtures.ts';
+import { addConnector, addDocs, type Corpus, daysAgo, NOW, seedCorpus } from './fixtures.ts';
 
 describe('POST /v1/federate', () => {
   let t: TestApp;
@@ -71,6 +71,9 @@ describe('POST /v1/federate', () => {
     assert.equal(b.items[0].source_node, 'slack-ops');
     const c = (await federate({ query: 'payment', user_id: 'u-alias2', node_ids: ['slack-ops'], max_results: 1 })).json();
     assert.notEqual(a.query_hash, c.query_hash);
+    // An empty intent_signal or filters object says nothing: the same request, the same hash.
+    const d = (await federate({ query: 'payment', user_id: 'u-alias', node_ids: ['slack-ops'], max_results: 1, intent_signal: {}, filters: {} })).json();
+    assert.equal(d.query_hash, a.query_hash);
   });
 
   it('explains scores with include_reasoning (and includeReasoning)', async () => {
@@ -100,6 +103,10 @@ describe('POST /v1/federate', () => {
     const ts = (i: Item) => Date.parse(String(i.metadata.timestamp));
     await check({ date_range: { after: daysAgo(5) } }, (i) => ts(i) >= Date.parse(daysAgo(5)), [ids.outage!, ids.alerts!]);
     await check({ dateRange: { before: daysAgo(10) } }, (i) => ts(i) < Date.parse(daysAgo(10)), [ids.retry!, ids.wiki!]);
+    // A date without a time covers whole days (UTC): `after` from its midnight, `before` through its end.
+    const day = (iso: string) => iso.slice(0, 10);
+    await check({ date_range: { after: day(daysAgo(5)) } }, (i) => ts(i) >= Date.parse(`${day(daysAgo(5))}T00:00:00Z`), [ids.outage!, ids.alerts!]);
+    await check({ date_range: { before: day(daysAgo(2)) } }, (i) => ts(i) < Date.parse(`${day(daysAgo(1))}T00:00:00Z`), [ids.outage!, ids.retry!]);
     await check({ authors: ['bob'] }, (i) => i.metadata.author === 'bob', [ids.retry!]);
     await check({ types: ['issue'] }, (i) => i.metadata.document_type === 'issue', [ids.outage!, ids.retry!]);
     await check({ document_type: 'message' }, (i) => i.metadata.document_type === 'message', [ids.alerts!]);
@@ -133,6 +140,28 @@ describe('POST /v1/federate', () => {
     if (busy.reasoning.entropy_level === 'critical') assert.ok(busy.items.every((i: { is_critical: boolean }) => i.is_critical));
   });
 
+  it('keeps a low-ranked critical item through the damped per-source budget', async () => {
+    await addConnector(t, 'escrow-notes', 'notion');
+    const notes = Array.from({ length: 8 }, (_, i) => ({
+      external_id: `note-${i}`,
+      title: `Escrow settlement notes ${i}`,
+      content: `Escrow settlement checklist, escrow totals and settlement steps, part ${i}.`,
+      updated_at: daysAgo(1),
+    }));
+    await addDocs(t, 'escrow-notes', [...notes, { external_id: 'sev', title: 'Security incident', content: 'Rotate keys; the escrow export was exposed.', updated_at: daysAgo(1) }]);
+    for (const topic of ['payment', 'kubernetes', 'hiring', 'budget', 'roadmap', 'security', 'lunch', 'invoices', 'onboarding', 'vacation', 'marketing', 'legal']) {
+      await federate({ query: topic, user_id: 'u-overloaded' });
+    }
+    const body = (await federate({ query: 'escrow settlement', user_id: 'u-overloaded', node_ids: ['escrow-notes'], max_results: 2, include_reasoning: true })).json();
+    assert.equal(body.reasoning.entropy_level, 'critical');
+    assert.equal(body.damping_active, true);
+    assert.ok(body.reasoning.per_node_budget < notes.length, `budget ${body.reasoning.per_node_budget} is smaller than the source's matches`);
+    assert.deepEqual(
+      body.items.map((i: { metadata: { title: string }; is_critical: boolean }) => [i.metadata.title, i.is_critical]),
+      [['Security incident', true]],
+    );
+  });
+
   it('rejects invalid requests with 400 and the error shape', async () => {
     const cases: [unknown, RegExp][] = [
       [{ user_id: 'u' }, /query/],
@@ -143,6 +172,10 @@ describe('POST /v1/federate', () => {
       [{ query: 'x', user_id: 'u', bogus: true }, /bogus|unrecognized/i],
       [{ query: 'x', user_id: 'u', node_ids: ['nope'] }, /nope/],
       [{ query: 'x', user_id: 'u', max_results: 2, limit: 3 }, /limit/],
+      [{ query: 'x', user_id: 'u', node_ids: [] }, /node_ids must name at least one node/],
+      [{ query: 'x', user_id: 'u', sources: [] }, /sources must name at least one node/],
+      [{ query: 'x', user_id: 'u', filters: { date_range: { after: '2026-02-30' } } }, /after/],
+      [{ query: 'x', user_id: 'u', filters: { date_range: { after: '2026-05-02', before: '2026-04-30' } } }, /after must not be later/],
     ];
     for (const [payload, message] of cases) {
       const res = await federate(payload);
@@ -184,7 +217,7 @@ describe('POST /v1/federate', () => {
   });
 
   it('sees a new source and a new tombstone on the very next query (the embedded context memo follows every write)', async () => {
-    const q = { query: 'ledger reconciliation', user_id: 'u-memo', include_reasoning: true };
+    const q = { query: 'ledger reconciliation', user_id: 'u-memo', include_reasoning: true, max_results: 50 };
     const before = (await federate(q)).json();
     await federate(q);
     assert.ok(!before.nodes_consulted.includes('notion-new'));

@@ -1,5 +1,5 @@
-import { upsertDocuments } from '../../src/documents/index.ts';
 import type { DocumentInput } from '../../src/documents/index.ts';
+import { upsertDocuments } from '../../src/documents/index.ts';
 import type { TestApp } from '../support/app.ts';
 
 export const NOW = new Date('2026-06-01T12:00:00Z');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { CRITICAL_FIRST_HEADER, HOP_HEADER } from '../../src/federation/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { addConnector, addDocs, daysAgo } from './fixtures.ts';
 
@@ -60,6 +61,51 @@ describe('federation across Atrium instances', () => {
     assert.ok(only.items.every((i: { source_node: string }) => i.source_node.startsWith('paris/')));
     const sub = (await federate({ query: 'payment', user_id: 'u2', node_ids: ['paris/jira-b'] })).json();
     assert.deepEqual(sub.nodes_consulted, ['paris/jira-b']);
+  });
+
+  it('answers 400 when a remote node rejects the sources named, and 500 when every selected node fails', async () => {
+    const unknown = await federate({ query: 'payment', user_id: 'u7', node_ids: ['github-a', 'paris/nope'] });
+    assert.equal(unknown.statusCode, 400);
+    assert.equal(unknown.json().error.code, 'invalid_request');
+    assert.match(unknown.json().error.message, /paris: .*nope/);
+    // A node registered with a key it does not accept answers 401 at once: not a timeout.
+    const bUrl = (await a.app.inject({ method: 'GET', url: '/v1/nodes', headers: a.admin })).json().nodes.find((n: { node_id: string }) => n.node_id === 'paris').url;
+    const reg = await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'revoked', url: bUrl, api_key: 'atr_not_a_key_of_b_0000' } });
+    assert.equal(reg.statusCode, 201);
+    assert.equal(reg.json().node_id, 'revoked', 'POST answers the id node_ids and GET /v1/nodes use');
+    const failed = await federate({ query: 'payment', user_id: 'u7', node_ids: ['revoked'] });
+    assert.equal(failed.statusCode, 500);
+    assert.equal(failed.json().error.code, 'federation_failed');
+    assert.match(failed.json().error.message, /revoked: HTTP 401/);
+    const partial = (await federate({ query: 'payment', user_id: 'u7', node_ids: ['github-a', 'revoked'], include_reasoning: true })).json();
+    assert.deepEqual(partial.nodes_consulted, ['github-a']);
+    assert.deepEqual(partial.reasoning.nodes_failed.map((f: { node: string }) => f.node), ['revoked']);
+    assert.equal((await a.app.inject({ method: 'DELETE', url: '/v1/nodes/revoked', headers: a.admin })).statusCode, 200);
+  });
+
+  it('never serves a remote node’s items from its own cache: a change or forget on the remote shows at once', async () => {
+    const ask = async () => (await federate({ query: 'refund ledger', user_id: 'u8', include_reasoning: true })).json();
+    type Item = { metadata: { title: string }; suppressed_by_tombstone: boolean };
+    const ledger = (body: { items: Item[] }) => body.items.find((i) => i.metadata.title === 'Refund ledger');
+    assert.equal(ledger(await ask()), undefined);
+    await addDocs(b, 'jira-b', [{ external_id: 'b2', title: 'Refund ledger', content: 'refund ledger reconciliation' }]);
+    const second = await ask();
+    assert.equal(second.reasoning.cache, 'hit', 'the local part still comes from the cache');
+    assert.equal(ledger(second)?.suppressed_by_tombstone, false);
+    const forget = await b.app.inject({ method: 'POST', url: '/v1/forget', headers: b.admin, payload: { connector_id: 'jira-b', external_ids: ['b2'] } });
+    assert.equal(forget.statusCode, 201);
+    assert.equal(ledger(await ask())?.suppressed_by_tombstone, true);
+  });
+
+  it('puts critical items first on a node asked by a damping origin (critical-first header)', async () => {
+    await addDocs(b, 'jira-b', [{ external_id: 'b3', title: 'Payment gateway payment', content: 'payment payment gateway payment notes' }]);
+    const hop = async (criticalFirst: boolean) => {
+      const headers = { ...b.admin, [HOP_HEADER]: '1', ...(criticalFirst ? { [CRITICAL_FIRST_HEADER]: '1' } : {}) };
+      const res = await b.app.inject({ method: 'POST', url: '/v1/federate', headers, payload: { query: 'payment gateway', user_id: 'u9', max_results: 1 } });
+      return res.json().items.map((i: { metadata: { title: string }; is_critical: boolean }) => [i.metadata.title, i.is_critical]);
+    };
+    assert.deepEqual(await hop(false), [['Payment gateway payment', false]]);
+    assert.deepEqual(await hop(true), [['Payment incident follow-up', true]]);
   });
 
   it('shows each remote node’s embedding model in GET /v1/nodes, as that node reports it', async () => {

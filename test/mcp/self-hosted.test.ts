@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { authenticateKey } from '../../src/access/index.ts';
-import { createServiceMcpContext, parseSelfHostedConfig, serveStdio, type SelfHostedServer, startSelfHostedServer } from '../../src/mcp/index.ts';
-import { silentLog } from '../support/db.ts';
+import { createServiceMcpContext, parseSelfHostedConfig, type SelfHostedServer, serveStdio, startSelfHostedServer } from '../../src/mcp/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
 import { BIN } from '../support/spawn.ts';
 import { addConnector, httpClient, listen, upgradeStatus, wsClient } from './support.ts';
 

@@ -1,10 +1,10 @@
 // A signing SAML 2.0 identity provider for tests: real RSA keys, a real X.509 certificate, XML signatures made
 // with xml-crypto (exclusive c14n, enveloped), and helpers that build the classic attacks on a signed response.
 import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
-import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { randomBytes, webcrypto } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
+import * as x509 from '@peculiar/x509';
+import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);

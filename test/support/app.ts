@@ -1,9 +1,9 @@
 import { createApiKey, type Permission } from '../../src/access/index.ts';
-import { loadConfig, type Config } from '../../src/config/index.ts';
+import { type Config, loadConfig } from '../../src/config/index.ts';
 import type { App, AppDeps } from '../../src/http/index.ts';
+import { createRuntime, type Runtime } from '../../src/main/runtime.ts';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
-import { createRuntime, type Runtime } from '../../src/main/runtime.ts';
 import { openTestPglite, silentLog } from './db.ts';
 
 export const ADMIN_KEY = 'atr_test_bootstrap_admin_key_0123456789';

@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import type { ChannelRenameEvent, MessageChangedEvent, MessageDeletedEvent } from '@slack/types';
+import { constantTimeEqual } from '../../platform/secrets.ts';
 import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
 import { slackCall } from './client.ts';
 import { isContentMessage, messageToDocument, type SlackChannelRef, type SlackMessage } from './map.ts';
 import type { SlackCredentials, SlackSettings } from './schemas.ts';
 import { displayName, listUsers, type SlackPage, type SlackUser, slackSync } from './sync.ts';
-import { constantTimeEqual } from '../../platform/secrets.ts';
 
 type Ctx = SourceContext<SlackCredentials, SlackSettings>;
 

@@ -1,2 +1,2 @@
 export { type FileFormat, formatOf, type ParsedFile, parseFile, SUPPORTED_EXTENSIONS } from './parsers.ts';
-export { type FolderSettings, folderSettingsSchema, type FolderState, folderStateSchema, type ScanResult, scanFolder } from './scan.ts';
+export { type FolderSettings, type FolderState, folderSettingsSchema, folderStateSchema, type ScanResult, scanFolder } from './scan.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordAudit } from '../../audit/index.ts';
 import {
   CONNECTOR_STATES,
   catalogEntry,
@@ -10,7 +11,6 @@ import {
   replaceCredentials,
   setPaused,
 } from '../../connectors/index.ts';
-import { recordAudit } from '../../audit/index.ts';
 import { Ops } from '../../platform/operations.ts';
 import { requestSync } from '../../sync/index.ts';
 import type { App } from '../app.ts';

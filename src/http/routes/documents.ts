@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import {
+  type DocumentsDeps,
   deleteDocuments,
   documentInputSchema,
-  type DocumentsDeps,
   getDocument,
   MAX_BATCH_DOCUMENTS,
   searchPassages,
   upsertDocuments,
 } from '../../documents/index.ts';
 import { Errors } from '../../platform/errors.ts';
+import { rangeBound } from '../../platform/time-range.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -159,8 +160,8 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
           mode: z.enum(['hybrid', 'lexical', 'vector']).default('hybrid'),
           filters: z
             .object({
-              after: z.iso.datetime({ offset: true }).optional(),
-              before: z.iso.datetime({ offset: true }).optional(),
+              after: rangeBound('after').optional(),
+              before: rangeBound('before').optional(),
               authors: z.array(z.string()).optional(),
               document_types: z.array(z.string()).optional(),
               connector_types: z.array(z.string()).optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { flushAudit, recordAudit } from '../../audit/index.ts';
 import {
+  CRITICAL_FIRST_HEADER,
   deleteNode,
   describeRemoteNodes,
   federatedRequestSchema,
@@ -88,7 +89,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
           response: { 200: federatedResponseSchema, 504: errorBody },
         },
       },
-      async (request) => runFederatedQuery(deps, principalOf(request), request.body, { force, hop: request.headers[HOP_HEADER] === '1' }),
+      async (request) => runFederatedQuery(deps, principalOf(request), request.body, { force, hop: request.headers[HOP_HEADER] === '1', criticalFirst: request.headers[CRITICAL_FIRST_HEADER] === '1' }),
     );
   }
 
@@ -230,7 +231,8 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       });
       if (!created) throw Errors.conflict(`a node named '${request.body.name}' already exists`);
       await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.federationNodeRegistered, actorId: p.id, userId: p.userId, at: now, details: { node_id: created.node_id, name: created.name, url: created.url } });
-      return reply.status(201).send(created);
+      // The node's id to callers is its name: what GET /v1/nodes lists, node_ids accepts and source_node prefixes.
+      return reply.status(201).send({ ...created, node_id: created.name });
     },
   );
 

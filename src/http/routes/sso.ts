@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { recordAudit } from '../../audit/index.ts';
 import {
   ACS_PATH,
   ATTEMPTS_COOKIE,
@@ -13,8 +14,8 @@ import {
   getSsoConfig,
   groupMappingSchema,
   isSecureTransport,
-  listUsers,
   type LoginOutcome,
+  listUsers,
   MAX_SAML_RESPONSE_BYTES,
   OIDC_CALLBACK_PATH,
   oidcCallback,
@@ -38,7 +39,6 @@ import {
   testReportSchema,
   updateRuntimeConfig,
 } from '../../auth/index.ts';
-import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import { principalOf, resolvePrincipal } from '../auth.ts';

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
-import { dedupeTexts } from '../../vec2vec/index.ts';
-import { enqueueJob, getJob } from '../../platform/jobs/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
+import { enqueueJob, getJob } from '../../platform/jobs/index.ts';
 import { Ops } from '../../platform/operations.ts';
 import {
   confidenceBand,
@@ -16,6 +15,7 @@ import {
   trainingView,
   translateOne,
 } from '../../translations/index.ts';
+import { dedupeTexts } from '../../vec2vec/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';

@@ -1,7 +1,7 @@
-import fastifyStatic from '@fastify/static';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import type { AppDeps } from '../deps.ts';
