@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/index.ts';
+import { hasDirection } from '../embeddings/vector.ts';
 import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
@@ -230,6 +231,9 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       qmodel = provider.id;
     }
   }
+  // A query with no word the model knows embeds to the zero vector: no direction, so no vector list (its
+  // cosine is undefined; pgvector would answer NaN). Hybrid is then lexical; vector mode finds nothing.
+  if (qvec && !hasDirection(qvec)) qvec = null;
   const useLex = mode !== 'vector' && query.length > 0;
   const useVec = qvec !== null && qmodel !== null && qvec.length > 0;
   if (!useLex && !useVec) return EMPTY;
@@ -351,7 +355,12 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       : (await prepared(db)<Record<string, unknown>>(sql, p.values)).rows;
   req.signal?.throwIfAborted();
 
-  const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  // A chunk stored with the zero vector (no known word) has no cosine: NaN from pgvector becomes null.
+  const num = (v: unknown): number | null => {
+    if (v === null || v === undefined) return null;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : null;
+  };
   const lexRanks = ranks(rows.filter((r) => r.in_lex).map((r) => ({ id: String(r.chunk_id), score: num(r.lexical) ?? 0 })));
   const vecRanks = ranks(rows.filter((r) => r.in_vec).map((r) => ({ id: String(r.chunk_id), score: num(r.semantic) ?? -1 })));
   const candidates: Candidate[] = rows.map((r) => {

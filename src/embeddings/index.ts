@@ -15,4 +15,4 @@ export {
   USE_MODEL_ID,
 } from './registry.ts';
 export { createUseProvider } from './use/provider.ts';
-export { cosine, l2normalize } from './vector.ts';
+export { cosine, hasDirection, l2normalize } from './vector.ts';

@@ -8,6 +8,12 @@ export function l2normalize(v: Float32Array): Float32Array {
   return v;
 }
 
+/** False for the zero vector (what a text with no word the model knows embeds to): it has no direction. */
+export function hasDirection(v: ArrayLike<number>): boolean {
+  for (let i = 0; i < v.length; i++) if (v[i] !== 0) return true;
+  return false;
+}
+
 /** Cosine similarity; 0 when either vector is zero. */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) throw new Error(`dimension mismatch: ${a.length} vs ${b.length}`);

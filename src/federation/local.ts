@@ -1,5 +1,6 @@
 import { searchPassages } from '../documents/index.ts';
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
+import { hasDirection } from '../embeddings/vector.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { Logger } from '../platform/log.ts';
 import type { LocalCandidate } from './rank.ts';
@@ -31,7 +32,9 @@ export async function retrieveLocal(
 ): Promise<LocalRetrieval> {
   const registry = deps.embeddings;
   const provider = registry?.get(registry.defaultId);
-  const queryVector = provider ? ((await provider.embed([req.query], req.signal))[0] ?? null) : null;
+  const embedded = provider ? ((await provider.embed([req.query], req.signal))[0] ?? null) : null;
+  // The zero vector (no word the model knows) has no direction: the query is then lexical only.
+  const queryVector = embedded && hasDirection(embedded) ? embedded : null;
   const queryModel = provider && queryVector ? provider.id : null;
   const passages = await searchPassages(
     { db: deps.db, log: deps.log, embeddings: registry },

@@ -147,6 +147,33 @@ describe('documents over HTTP', () => {
     assert.equal(stats.rows[0]?.chunk_count, 1);
   });
 
+  it('answers a query of words the model does not know (zero vector) from BM25, in every mode', async () => {
+    const res = await push('api-one', [{ external_id: 'sku', title: 'Part xqzt9000', content: 'The xqzt9000 gasket fits the group head.' }]);
+    assert.equal(res.statusCode, 200);
+    // Nothing the model knows: hybrid falls back to BM25, vector mode finds nothing, neither fails.
+    const hybrid = await search('xqzt9000', reader, { mode: 'hybrid' });
+    assert.equal(hybrid.statusCode, 200, hybrid.body);
+    const [top] = hybrid.json().passages;
+    assert.equal(top.external_id, 'sku');
+    assert.equal(top.semantic_score, null);
+    const vector = await search('xqzt9000 !!!', reader, { mode: 'vector' });
+    assert.equal(vector.statusCode, 200, vector.body);
+    assert.deepEqual(vector.json().passages, []);
+    const fed = await t.app.inject({ method: 'POST', url: '/v1/federate', headers: reader, payload: { query: 'xqzt9000', user_id: 'u-unknown' } });
+    assert.equal(fed.statusCode, 200, fed.body);
+    assert.ok(fed.json().items.some((i: { metadata: { external_id: string } }) => i.metadata.external_id === 'sku'));
+    // A document whose text the model does not know is stored with the zero vector; a known-word query still
+    // ranks it without NaN (its cosine is undefined, so it has none).
+    await push('api-one', [{ external_id: 'blank', title: 'qqzx', content: 'zzqv xqzt9000' }]);
+    const mixed = await search('gasket xqzt9000', reader, { mode: 'hybrid', limit: 10 });
+    assert.equal(mixed.statusCode, 200, mixed.body);
+    const blank = mixed.json().passages.find((p: { external_id: string }) => p.external_id === 'blank');
+    assert.ok(blank, 'the zero-vector document is found by BM25');
+    assert.equal(blank.semantic_score, null);
+    await t.app.inject({ method: 'DELETE', url: '/v1/connectors/api-one/documents/sku', headers: writer });
+    await t.app.inject({ method: 'DELETE', url: '/v1/connectors/api-one/documents/blank', headers: writer });
+  });
+
   it('filters search by source, author and type', async () => {
     const bySource = (await search('espresso', reader, { sources: ['api-nope'] })).json().passages;
     assert.equal(bySource.length, 0);
