@@ -20,6 +20,24 @@ describe('chunker', () => {
     assert.ok(chunks[1]?.content.startsWith('## B'));
   });
 
+  it('never leaves a heading alone at the end of a chunk: it opens the chunk of the text under it', () => {
+    const long = Array.from({ length: 12 }, (_, i) => `Steam sentence ${i} about milk.`).join(' ');
+    for (const intro of ['', 'Intro line.\n\n', `${'A first paragraph that fills part of the chunk, well past a quarter of it. '.repeat(2)}\n\n`]) {
+      for (const body of [long, '```sh\n' + 'echo steam\n'.repeat(30) + '```', 'Short text under it, though the chunk before is full. '.repeat(3)]) {
+        const chunks = chunkDocument({ title: '', content: `${intro}# Milk steaming\n\n## Pitcher\n\n${body}` }, opts);
+        const i = chunks.findIndex((c) => c.content.includes('# Milk steaming'));
+        const c = chunks[i]!;
+        assert.ok(c.content.includes('## Pitcher'), 'nested headings stay together');
+        assert.ok(c.content.trimEnd().length > c.content.indexOf('## Pitcher') + '## Pitcher'.length, `text follows the headings: ${JSON.stringify(c.content)}`);
+        assert.equal(c.heading, 'Milk steaming › Pitcher');
+        for (const x of chunks) assert.ok(x.content.length <= opts.maxChars, `chunk of ${x.content.length} chars`);
+        if (intro.trim()) assert.ok(chunks.some((x) => x.content.includes(intro.trim().slice(0, 20))), 'the intro is kept');
+        // Nothing lost, nothing duplicated beyond the overlap.
+        assert.ok(chunks.map((x) => x.content).join(' ').includes(body.split('\n')[0]!.slice(0, 30)));
+      }
+    }
+  });
+
   it('never cuts a fenced code block at a blank line inside it', () => {
     const code = '```js\nconst a = 1;\n\nconst b = 2;\n```';
     const blocks = splitBlocks(`intro\n\n${code}\n\noutro`);

@@ -147,6 +147,9 @@ export function chunkDocument(doc: ChunkInput, opts: ChunkOptions): Chunk[] {
 
   let buf = '';
   let bufHeading: string | null = null;
+  // Where the heading lines at the end of `buf` begin (-1: buf does not end with a heading). A heading
+  // belongs with the text under it, so it is never left at the end of a chunk on its own.
+  let headingsFrom = -1;
   const emit = (text: string, heading: string | null) => {
     const t = text.trim();
     if (t) chunks.push({ ordinal: chunks.length, content: t, heading });
@@ -160,6 +163,7 @@ export function chunkDocument(doc: ChunkInput, opts: ChunkOptions): Chunk[] {
     const prev = buf;
     emit(buf, bufHeading);
     buf = '';
+    headingsFrom = -1;
     if (carry && prev) {
       const tail = overlapTail(prev, overlap);
       if (tail && tail !== prev) {
@@ -175,22 +179,38 @@ export function chunkDocument(doc: ChunkInput, opts: ChunkOptions): Chunk[] {
       const level = block.level ?? 1;
       while (path.length && (path[path.length - 1]?.level ?? 0) >= level) path.pop();
       path.push({ level, title: headingTitle(block) });
-      if (!buf) bufHeading = headingPath();
+      // A chunk that so far holds only headings is under the deepest of them.
+      if (!buf || headingsFrom === 0) bufHeading = headingPath();
+      if (headingsFrom < 0) headingsFrom = buf.length;
       append(block.text);
       continue;
     }
     if (buf.length + 2 + block.text.length <= max) {
       append(block.text);
+      headingsFrom = -1;
       continue;
+    }
+    let text = block.text;
+    if (headingsFrom >= 0) {
+      // The block does not fit after the heading(s) that end the buffer: what came before them ends its
+      // chunk, and the headings open the next one together with this block.
+      const headings = buf.slice(headingsFrom).trim();
+      buf = buf.slice(0, headingsFrom);
+      // Unless it is only the overlap carried from the previous chunk, which that chunk already holds.
+      if (buf.trim() && !(chunks.length > 0 && overlapTailOnly(buf, chunks))) flush(false);
+      buf = '';
+      headingsFrom = -1;
+      bufHeading = headingPath();
+      text = `${headings}\n\n${text}`;
     }
     if (buf) flush(true);
-    if (buf.length + 2 + block.text.length <= max) {
-      append(block.text);
+    if (buf.length + 2 + text.length <= max) {
+      append(text);
       continue;
     }
     // Oversized block: split it, carrying overlap between its pieces (joined as the block was).
     const sep = block.kind === 'code' ? '\n' : ' ';
-    const pieces = splitLong(block.text, block.kind, Math.max(20, max - overlap - sep.length));
+    const pieces = splitLong(text, block.kind, Math.max(20, max - overlap - sep.length));
     let first = true;
     for (const piece of pieces) {
       if (buf && buf.length + sep.length + piece.length > max) flush(true);

@@ -1,5 +1,5 @@
-import type { Queryable } from '../platform/db/index.ts';
 import { hasDirection } from '../embeddings/vector.ts';
+import type { Queryable } from '../platform/db/index.ts';
 import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
