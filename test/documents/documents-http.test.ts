@@ -185,3 +185,42 @@ describe('documents over HTTP', () => {
     assert.ok(byConnectorType.length > 0);
   });
 });
+
+describe('the embed job of a push, over HTTP', () => {
+  let t: TestApp;
+  before(async () => {
+    // The distilled model embeds off the request path, in a documents.embed job.
+    t = await createTestApp({ env: { ATRIUM_EMBEDDING_MODEL: 'builtin/use-distilled-512d' } });
+    await addConnector(t, 'api-slow');
+  });
+  after(() => t.close());
+
+  it('returns the job id, which GET /v1/jobs/{id} follows to completion', async () => {
+    const writer = await t.keyWith(['connector:write']);
+    const res = await t.app.inject({ method: 'POST', url: '/v1/connectors/api-slow/documents', headers: writer, payload: { documents: [doc(1), doc(2)] } });
+    assert.equal(res.statusCode, 200);
+    const jobId = res.json().embed_job_id;
+    assert.match(jobId, /^job_/);
+    const poll = () => t.app.inject({ method: 'GET', url: `/v1/jobs/${jobId}`, headers: writer });
+    let job = (await poll()).json();
+    assert.equal(job.kind, 'documents.embed');
+    assert.equal(job.status, 'queued');
+    assert.deepEqual([job.progress, job.result, job.finished_at], [0, null, null]);
+    // The worker (started by `atrium serve`; run here by hand) embeds the chunks.
+    assert.equal(await t.runtime.worker.drain(), 1);
+    job = (await poll()).json();
+    assert.equal(job.status, 'completed');
+    assert.equal(job.progress, 1);
+    assert.equal(job.done, job.total);
+    assert.ok(job.total >= 2);
+    assert.ok(job.finished_at);
+    const docId = res.json().documents[0].id;
+    const stored = (await t.app.inject({ method: 'GET', url: `/v1/documents/${docId}`, headers: t.admin })).json();
+    assert.equal(stored.embedding_model, 'builtin/use-distilled-512d');
+    assert.equal(stored.tenant_id, 'default');
+    // Unknown ids, another tenant's, and callers without connector:write are refused.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/jobs/job_nope', headers: writer })).statusCode, 404);
+    const reader = await t.keyWith(['query']);
+    assert.equal((await poll().then(() => t.app.inject({ method: 'GET', url: `/v1/jobs/${jobId}`, headers: reader }))).statusCode, 403);
+  });
+});

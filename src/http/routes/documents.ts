@@ -9,6 +9,7 @@ import {
   upsertDocuments,
 } from '../../documents/index.ts';
 import { Errors } from '../../platform/errors.ts';
+import { getJob } from '../../platform/jobs/index.ts';
 import { rangeBound } from '../../platform/time-range.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
@@ -30,6 +31,7 @@ const documentFields = z.object({
 
 const documentRecord = documentFields.extend({
   id: z.string(),
+  tenant_id: z.string(),
   content: z.string(),
   acl: z.unknown(),
   content_hash: z.string(),
@@ -50,6 +52,21 @@ const passageRecord = documentFields.extend({
 });
 
 const connectorParams = z.object({ connector_id: z.string().min(1).max(200) });
+
+const jobRecord = z.object({
+  job_id: z.string(),
+  kind: z.string().describe('e.g. documents.embed'),
+  status: z.string().describe('queued, running, completed, failed or cancelled'),
+  progress: z.number().describe('0..1'),
+  done: z.number().nullable().describe('items done so far (documents.embed: chunks), when the job reports it'),
+  total: z.number().nullable(),
+  attempts: z.number().int(),
+  last_error: z.string().nullable(),
+  result: z.unknown().describe('what a completed job reported; null before'),
+  created_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().nullable(),
+});
 
 
 /** Push ingestion targets a connector of the caller's tenant whose type is `api`. */
@@ -141,8 +158,40 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const doc = await getDocument(deps.db, principalOf(request).tenantId, request.params.id);
       if (!doc) throw Errors.notFound('document', request.params.id);
-      const { tenant_id: _tenant, ...rest } = doc;
-      return rest;
+      return doc;
+    },
+  );
+
+  app.get(
+    '/v1/jobs/:job_id',
+    {
+      config: { permission: 'connector:write' },
+      schema: {
+        summary: "A background job of the caller's tenant: status and progress (e.g. the documents.embed job a push returned as embed_job_id)",
+        tags: ['documents'],
+        params: z.object({ job_id: z.string().min(1).max(200) }),
+        response: { 200: jobRecord },
+      },
+    },
+    async (request) => {
+      const job = await getJob(deps.db, principalOf(request).tenantId, request.params.job_id);
+      if (!job) throw Errors.notFound('job', request.params.job_id);
+      const cp = (job.checkpoint ?? {}) as { done?: unknown; total?: unknown };
+      const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+      return {
+        job_id: job.id,
+        kind: job.kind,
+        status: job.status,
+        progress: job.progress,
+        done: count(cp.done),
+        total: count(cp.total),
+        attempts: job.attempts,
+        last_error: job.lastError,
+        result: job.status === 'completed' ? job.result : null,
+        created_at: job.createdAt.toISOString(),
+        updated_at: job.updatedAt.toISOString(),
+        finished_at: job.finishedAt?.toISOString() ?? null,
+      };
     },
   );
 
