@@ -109,6 +109,10 @@ describe('documents over HTTP', () => {
     const badDate = await push('api-one', [doc(52, { updated_at: 'yesterday' })]);
     assert.equal(badDate.statusCode, 400);
     assert.match(badDate.json().error.message, /documents\.0\.updated_at/);
+    const typo = await push('api-one', [doc(53), doc(54, { update_at: '2026-01-01T00:00:00Z' })]);
+    assert.equal(typo.statusCode, 400);
+    assert.match(`${typo.json().error.message} ${JSON.stringify(typo.json().error.details)}`, /documents\.1.*update_at|update_at.*documents\.1/);
+    assert.equal(await chunkCount(), before, 'nothing from the batch is stored');
   });
 
   it('answers 413 above 1,000 documents, 404 for unknown connectors, 409 for non-api ones', async () => {

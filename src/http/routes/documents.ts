@@ -103,7 +103,8 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
         description: `At most ${MAX_BATCH_DOCUMENTS} documents (413 above). Any invalid document rejects the whole batch (400 naming index and field).`,
         tags: ['documents'],
         params: connectorParams,
-        body: z.object({ documents: z.array(documentInputSchema).min(1) }),
+        // Unknown fields are refused (a misspelt `updated_at` would otherwise be dropped silently).
+        body: z.object({ documents: z.array(documentInputSchema.strict()).min(1) }),
         response: {
           200: z.object({
             added: z.number().int(),
