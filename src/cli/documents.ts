@@ -214,19 +214,21 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
 }
 
 function formatEval(r: EvalResult): string {
-  const row = (name: string, m: ModeResult) =>
-    `${name.padEnd(34)} ${m.ndcg_at_10.toFixed(4)}   ${m.recall_at_100.toFixed(4)}   ${m.mrr_at_10.toFixed(4)}\n`;
+  const ms = (p50: number, p95: number) => `${p50.toFixed(1)} / ${p95.toFixed(1)}`;
+  const row = (name: string, m: ModeResult, latency = true) =>
+    `${name.padEnd(34)} ${m.ndcg_at_10.toFixed(4)}   ${m.recall_at_100.toFixed(4)}   ${m.mrr_at_10.toFixed(4)}${latency ? `   ${ms(m.p50_ms, m.p95_ms)}` : ''}\n`;
   let out = `${r.dataset}: ${r.docs} docs, ${r.chunks} chunks, ${r.queries} judged queries; model ${r.model ?? 'none'}\n`;
-  out += `ingest ${r.ingest_seconds.toFixed(1)} s, embed ${r.embed_seconds.toFixed(1)} s; query latency p50 ${r.p50_ms.toFixed(1)} ms, p95 ${r.p95_ms.toFixed(1)} ms\n\n`;
-  out += `${'run'.padEnd(34)} nDCG@10  Recall@100  MRR@10\n`;
+  out += `ingest ${r.ingest_seconds.toFixed(1)} s, embed ${r.embed_seconds.toFixed(1)} s; 300 candidates per list unless noted\n\n`;
+  out += `${'run'.padEnd(34)} nDCG@10  Recall@100  MRR@10   p50 / p95 ms\n`;
   out += row(`hybrid (default)`, r);
   out += row('lexical (BM25)', r.lexical);
   if (r.vector) out += row('vector', r.vector);
   const d = r.default_depth;
-  if (d) out += `${`hybrid, search's depth (${d.lexical}+${d.vector})`.padEnd(34)} ${d.ndcg_at_10.toFixed(4)}   ${'—'.padEnd(10)} ${d.mrr_at_10.toFixed(4)}\n`;
+  if (d) out += `${`hybrid, search's depth (${d.lexical}+${d.vector})`.padEnd(34)} ${d.ndcg_at_10.toFixed(4)}   ${'—'.padEnd(10)} ${d.mrr_at_10.toFixed(4)}   ${ms(d.p50_ms, d.p95_ms)}\n`;
+  // The fusion variants re-rank the hybrid run's candidates: its latency, not repeated per row.
   for (const f of r.fusions) {
     const prf = f.feedback ? ` +prf(m=${f.feedback.docs},β=${f.feedback.beta})` : '';
-    out += row(`${f.fusion}${f.alpha !== undefined ? ` α=${f.alpha}` : ''}${prf}`, f);
+    out += row(`${f.fusion}${f.alpha !== undefined ? ` α=${f.alpha}` : ''}${prf}`, f, false);
   }
   return out;
 }

@@ -46,6 +46,11 @@ describe('eval: vector pseudo-relevance feedback', () => {
     assert.ok(r.fusions.filter((f) => f.alpha === DEFAULT_ALPHA && f.feedback).length >= 9, 'the feedback grid is reported');
     assert.ok(r.lexical.ndcg_at_10 < 1, 'BM25 alone cannot find d');
     // The corpus is smaller than search's candidate depths, so its default ranking is the same.
-    assert.deepEqual(r.default_depth, { lexical: 100, vector: 30, ndcg_at_10: r.ndcg_at_10, mrr_at_10: r.mrr_at_10 });
+    const { p50_ms, p95_ms, ...depth } = r.default_depth ?? { p50_ms: -1, p95_ms: -1 };
+    assert.deepEqual(depth, { lexical: 100, vector: 30, ndcg_at_10: r.ndcg_at_10, mrr_at_10: r.mrr_at_10 });
+    assert.ok(p50_ms > 0 && p95_ms >= p50_ms);
+    // Each mode's latency is its own retrieval's (before, every mode repeated the hybrid run's numbers).
+    assert.ok(r.lexical.p50_ms > 0 && r.vector && r.vector.p50_ms > 0);
+    assert.notDeepEqual([r.lexical.p50_ms, r.lexical.p95_ms], [r.p50_ms, r.p95_ms]);
   });
 });
