@@ -1,6 +1,7 @@
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ensureTenant } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { readJsonl } from '../documents/eval/beir.ts';
@@ -45,6 +46,21 @@ async function withDocuments<T>(env: NodeJS.ProcessEnv, embed: boolean, fn: (dep
 }
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'source';
+
+/** Lines of a file holding more than whitespace (a JSONL document count), read as a stream. */
+async function countLines(file: string): Promise<number> {
+  let n = 0;
+  let filled = false;
+  for await (const buf of createReadStream(file) as AsyncIterable<Buffer>) {
+    for (const b of buf) {
+      if (b === 10) {
+        if (filled) n++;
+        filled = false;
+      } else if (b !== 32 && b !== 9 && b !== 13) filled = true;
+    }
+  }
+  return filled ? n + 1 : n;
+}
 
 /** Reads a JSONL file of documents: `external_id` (or `_id`/`id`), `title`, `content` (or `text`), optional fields. */
 async function* jsonlDocuments(file: string): AsyncGenerator<DocumentInput> {
@@ -94,6 +110,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
       const st = await fs.stat(abs).catch(() => null);
       if (!st) throw new InvalidArgumentError(`${target}: no such file or folder`);
       const isJsonl = st.isFile() && /\.jsonl?$/i.test(abs);
+      if (!isJsonl && !st.isDirectory()) throw new InvalidArgumentError(`${target}: expected a folder or a .jsonl file of documents`);
       const summary = await withDocuments(env, opts.embed, async (deps) => {
         const tenantId = opts.tenant;
         const started = Date.now();
@@ -115,13 +132,15 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           await ensureConnector(deps, tenantId, connectorId, 'api', {});
           let batch: DocumentInput[] = [];
           let n = 0;
+          // Counting the lines first (one fast read) gives the progress line a total and an ETA.
+          const total = await countLines(abs);
           for await (const d of jsonlDocuments(abs)) {
             batch.push(d);
             if (batch.length === 500) {
               await store(connectorId, batch);
               n += batch.length;
               batch = [];
-              bar.update(n, null);
+              bar.update(n, total);
             }
           }
           if (batch.length) await store(connectorId, batch);
@@ -130,8 +149,11 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           connectorId = opts.source ?? `filesystem-${slug(path.basename(abs))}`;
           const settings = await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
           const prev = folderStateSchema.safeParse(settings.scan_state);
-          const scan = await scanFolder({ path: abs }, prev.success ? prev.data : null);
+          const scanBar = createProgress('scan');
+          const scan = await scanFolder({ path: abs }, prev.success ? prev.data : null, { onProgress: (n) => scanBar.update(n, null) });
+          scanBar.done(`scan: ${scan.upserts.length + scan.unchanged + scan.errors.length} files`);
           errors = scan.errors;
+          unchanged += scan.unchanged;
           for (let i = 0; i < scan.upserts.length; i += 200) {
             await store(connectorId, scan.upserts.slice(i, i + 200));
             bar.update(Math.min(scan.upserts.length, i + 200), scan.upserts.length);
@@ -171,10 +193,9 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
     .option('--source <id>', 'restrict to a connector id (repeatable)', collect, [] as string[])
     .option('--limit <n>', 'passages to show', positiveInt, 10)
     .option('--tenant <id>', 'tenant', 'default')
-    .option('--mode <mode>', 'hybrid | lexical | vector', 'hybrid')
+    .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['hybrid', 'lexical', 'vector']).default('hybrid'))
     .option('--json', 'print JSON')
     .action(async (query: string, opts: { source: string[]; limit: number; tenant: string; mode: string; json?: boolean }) => {
-      if (!['hybrid', 'lexical', 'vector'].includes(opts.mode)) throw new InvalidArgumentError('--mode: hybrid, lexical or vector');
       const mode = opts.mode as 'hybrid' | 'lexical' | 'vector';
       const passages = await withDocuments(env, mode !== 'lexical', (deps) =>
         searchPassages(deps, { tenantId: opts.tenant, query, sources: opts.source.length ? opts.source : undefined, limit: opts.limit, mode }),

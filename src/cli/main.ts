@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from 'commander';
 import { buildProgram } from './program.ts';
 
 // The composition root for the CLI: the only place (with src/main) that reads process.env.
@@ -7,7 +8,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   const e = err as { code?: string; exitCode?: number; message?: string };
-  if (e.code?.startsWith('commander.')) {
+  if (err instanceof InvalidArgumentError) {
+    // Thrown by a command's action (commander prints only the errors of its own parsing).
+    process.stderr.write(`atrium: ${e.message}\n`);
+    process.exitCode = 2;
+  } else if (e.code?.startsWith('commander.')) {
     process.exitCode = e.exitCode ?? 2;
   } else {
     process.stderr.write(`atrium: ${e.message ?? String(err)}\n`);

@@ -39,6 +39,23 @@ describe('atrium ingest / search / eval', () => {
     const found = JSON.parse((await run(BIN, ['search', 'paid leave printer jams', '--mode', 'lexical', '--json'], { env })).stdout);
     assert.deepEqual(new Set(found.passages.map((p: { external_id: string }) => p.external_id)), new Set(['leave.md', 'k1']));
     assert.deepEqual(new Set(found.passages.map((p: { source_node: string }) => p.source_node)), new Set(['filesystem-folder', 'api-kb']));
+    // Again: nothing changed, and the summary says so.
+    const again = JSON.parse((await run(BIN, ['ingest', path.join(dir, 'folder'), '--no-embed', '--json'], { env })).stdout);
+    assert.deepEqual([again.added, again.updated, again.unchanged, again.deleted], [0, 0, 2, 0]);
+  });
+
+  it('says what is wrong when the target or an option is', async () => {
+    const fails = async (args: string[]) => {
+      const err = (await run(BIN, args, { env }).then(
+        () => assert.fail(`${args.join(' ')} succeeded`),
+        (e: { code: number; stderr: string }) => e,
+      )) as { code: number; stderr: string };
+      assert.notEqual(err.code, 0);
+      return err.stderr;
+    };
+    assert.match(await fails(['ingest', path.join(dir, 'nope')]), /nope: no such file or folder/);
+    assert.match(await fails(['ingest', path.join(dir, 'folder', 'travel.txt')]), /expected a folder or a \.jsonl file/);
+    assert.match(await fails(['search', 'x', '--mode', 'bogus']), /Allowed choices are hybrid, lexical, vector/);
   });
 
   it('evaluates a BEIR folder and prints the documented JSON keys', async () => {

@@ -47,7 +47,11 @@ async function* walk(root: string, rel = ''): AsyncGenerator<string> {
  * whose mtime and size are unchanged is not read; a file whose bytes hash the same is not parsed.
  * Files present in `previous` but gone now are reported as deletes.
  */
-export async function scanFolder(settings: FolderSettings, previous?: FolderState | null): Promise<ScanResult> {
+export async function scanFolder(
+  settings: FolderSettings,
+  previous?: FolderState | null,
+  opts: { onProgress?: (filesSeen: number) => void } = {},
+): Promise<ScanResult> {
   const s = folderSettingsSchema.parse(settings);
   const root = path.resolve(s.path);
   const prev = previous && folderStateSchema.safeParse(previous).success ? previous.files : {};
@@ -62,8 +66,10 @@ export async function scanFolder(settings: FolderSettings, previous?: FolderStat
   const upserts: DocumentInput[] = [];
   const errors: { path: string; message: string }[] = [];
   let unchanged = 0;
+  let seen = 0;
   for await (const rel of files) {
     if (!formatOf(rel) || !include(rel) || exclude(rel)) continue;
+    opts.onProgress?.(++seen);
     const abs = path.join(base, rel);
     const old = prev[rel];
     try {
