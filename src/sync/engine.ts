@@ -10,7 +10,7 @@ import { rateLimitDelayMs } from './limits.ts';
 import { blockConnector } from './rate-buckets.ts';
 import { addRunCounts, finishRun, markSeen, seenIds } from './runs.ts';
 import { nextFullAt, nextIncrementalAt, scheduleFor } from './schedule.ts';
-import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+import { authErrorMessage, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string(), syncType: z.enum(['incremental', 'full']), runId: z.string() });
 const checkpointSchema = z.object({ page: z.unknown(), cursor: z.unknown(), pages: z.number().int() });
@@ -200,7 +200,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       if (retryAfter) throw retryAfter;
       const vendor = findVendorError(err);
       if (vendor instanceof VendorAuthError) {
-        const message = `the vendor rejected the credentials: ${vendor.message}. Supply valid credentials or reconnect with OAuth.`;
+        const message = authErrorMessage(vendor);
         await fail(message, 'credentials_invalid');
         throw new NonRetriableError(message);
       }

@@ -7,4 +7,4 @@ export { getRun, recentRuns, type SyncRun } from './runs.ts';
 export { dueSync, nextFullAt, nextIncrementalAt, type Schedule, scheduleFor } from './schedule.ts';
 export { scheduleDueSyncs, withScheduler } from './scheduler.ts';
 export { createValidateHandler } from './validate.ts';
-export { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+export { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';

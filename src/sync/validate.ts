@@ -4,7 +4,7 @@ import type { ConnectorDeps } from '../connectors/deps.ts';
 import { applyTransition, getConnector } from '../connectors/store.ts';
 import type { JobContext } from '../platform/jobs/index.ts';
 import { buildSourceContext, findVendorError, shareRateLimit } from './context.ts';
-import { VendorAuthError } from './vendor-errors.ts';
+import { authErrorMessage, VendorAuthError } from './vendor-errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string() });
 
@@ -36,7 +36,7 @@ export function createValidateHandler(deps: ConnectorDeps) {
       if (!final) throw err;
       const message =
         vendor instanceof VendorAuthError
-          ? `the vendor rejected the credentials: ${vendor.message}. Supply valid credentials or reconnect with OAuth.`
+          ? authErrorMessage(vendor)
           : `could not reach the vendor to check the credentials: ${err instanceof Error ? err.message : String(err)}`;
       await applyTransition(deps.db, tenantId, connectorId, 'credentials_invalid', { reason: message, lastError: message });
       return { valid: false, message };

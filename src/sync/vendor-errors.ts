@@ -13,7 +13,22 @@ export class VendorRateLimitedError extends Error {
 
 /** The vendor rejected the credentials: retrying cannot help; the connector goes to `error` with this message. */
 export class VendorAuthError extends Error {
-  override readonly name = 'VendorAuthError';
+  override readonly name: string = 'VendorAuthError';
+}
+
+/**
+ * The connector's settings cannot work (e.g. a folder outside ATRIUM_FILESYSTEM_ROOTS): handled like a
+ * credentials error (no retry, the connector goes to `error`), but reported as a settings problem.
+ */
+export class SourceSettingsError extends VendorAuthError {
+  override readonly name: string = 'SourceSettingsError';
+}
+
+/** The user-facing message for a VendorAuthError: what is wrong and how to fix it. */
+export function authErrorMessage(err: VendorAuthError): string {
+  return err instanceof SourceSettingsError
+    ? `the connector's settings are invalid: ${err.message}. Fix the settings and sync again.`
+    : `the vendor rejected the credentials: ${err.message}. Supply valid credentials or reconnect with OAuth.`;
 }
 
 /** A vendor's 429 (or GitHub's exhausted-quota 403) as VendorRateLimitedError, else null. */

@@ -47,7 +47,8 @@ describe('filesystem connector (the documents module scanner behind the sync eng
     const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'etc', settings: { path: path.join(dir, '..', '..', 'etc') } } })).json();
     const after = await sync(c.connector_id, true);
     assert.equal(after.status, 'error');
-    assert.match(after.status_reason, /outside the allowed folders.*ATRIUM_FILESYSTEM_ROOTS/);
+    assert.match(after.status_reason, /settings are invalid: .*outside the allowed folders.*ATRIUM_FILESYSTEM_ROOTS/);
+    assert.doesNotMatch(after.status_reason, /credentials|OAuth/, 'not reported as a credentials problem');
     assert.deepEqual(await ids(c.connector_id), []);
   });
 });

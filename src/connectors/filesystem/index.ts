@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { type FolderState, folderSettingsSchema, folderStateSchema, scanFolder } from '../../documents/files/index.ts';
-import { VendorAuthError } from '../../sync/vendor-errors.ts';
+import { SourceSettingsError } from '../../sync/vendor-errors.ts';
 import { commonSettings } from '../common-settings.ts';
 import type { KindDefinition, SyncMode } from '../contract.ts';
 
@@ -28,7 +28,7 @@ export function insideRoots(target: string, roots: readonly string[]): boolean {
 export function filesystemKind(roots: () => readonly string[]): KindDefinition<Record<string, never>, Settings, FolderState, FsPage> {
   const check = (s: Settings) => {
     if (!insideRoots(s.path, roots())) {
-      throw new VendorAuthError(`'${s.path}' is outside the allowed folders: set ATRIUM_FILESYSTEM_ROOTS to include it`);
+      throw new SourceSettingsError(`'${s.path}' is outside the allowed folders: set ATRIUM_FILESYSTEM_ROOTS to include it`);
     }
   };
   return {
@@ -42,12 +42,9 @@ export function filesystemKind(roots: () => readonly string[]): KindDefinition<R
     vendorLimits: {},
     hasUsableCredentials: () => true,
     async validate(ctx) {
-      try {
-        check(ctx.settings);
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, message: err instanceof Error ? err.message : String(err) };
-      }
+      // A SourceSettingsError, not a credentials problem: it propagates with its class.
+      check(ctx.settings);
+      return { ok: true };
     },
     sync: {
       cursorSchema: folderStateSchema,
