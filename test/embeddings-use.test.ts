@@ -52,6 +52,18 @@ describe('WorkerPool', () => {
     }
   });
 
+  it('lets go of a long-lived abort signal once each task is done (no listener leak across batches)', async () => {
+    const pool = new WorkerPool<{ texts: string[] }>({ size: 1, maxQueue: 100, start: echo() });
+    try {
+      const job = new AbortController();
+      const { getEventListeners } = await import('node:events');
+      for (let i = 0; i < 25; i++) await pool.run({ texts: [`t${i}`] }, { signal: job.signal });
+      assert.equal(getEventListeners(job.signal, 'abort').length, 0);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('reports a model that cannot load instead of hanging', async () => {
     const pool = new WorkerPool<{ texts: string[] }>({ size: 1, maxQueue: 10, start: echo({ failStart: true }) });
     try {

@@ -15,6 +15,8 @@ interface Task<Res> {
   readonly reject: (e: unknown) => void;
   readonly signal: AbortSignal | undefined;
   settled: boolean;
+  /** Removed when the task settles: one long-lived signal (a job's) serves many tasks. */
+  onAbort?: () => void;
 }
 
 interface Slot {
@@ -68,16 +70,15 @@ export class WorkerPool<Res> {
       const task: Task<Res> = { payload, resolve, reject, signal: opts.signal, settled: false };
       const lane = opts.urgent ? this.urgent : this.bulk;
       lane.push(task);
-      opts.signal?.addEventListener(
-        'abort',
-        () => {
+      if (opts.signal) {
+        task.onAbort = () => {
           const i = lane.indexOf(task);
           if (i >= 0) lane.splice(i, 1);
           this.settle(task, undefined, opts.signal?.reason ?? new Error('aborted'));
           this.wakeRoom();
-        },
-        { once: true },
-      );
+        };
+        opts.signal.addEventListener('abort', task.onAbort, { once: true });
+      }
       this.dispatch();
     });
   }
@@ -154,6 +155,7 @@ export class WorkerPool<Res> {
   private settle(task: Task<Res>, value: Res | undefined, err: unknown): void {
     if (task.settled) return;
     task.settled = true;
+    if (task.onAbort) task.signal?.removeEventListener('abort', task.onAbort);
     if (err !== undefined) task.reject(err);
     else task.resolve(value as Res);
   }
