@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { cosine, createUseProvider } from '../src/embeddings/index.ts';
 import { WorkerPool } from '../src/embeddings/use/pool.ts';
@@ -56,7 +57,6 @@ describe('WorkerPool', () => {
     const pool = new WorkerPool<{ texts: string[] }>({ size: 1, maxQueue: 100, start: echo() });
     try {
       const job = new AbortController();
-      const { getEventListeners } = await import('node:events');
       for (let i = 0; i < 25; i++) await pool.run({ texts: [`t${i}`] }, { signal: job.signal });
       assert.equal(getEventListeners(job.signal, 'abort').length, 0);
     } finally {

@@ -291,6 +291,7 @@ async function fanOut(
     }
   }
   const remote: FederatedItem[] = [];
+  const subOf = new Map(remotes.map((r) => [r.node.node_id, r.sub]));
   for (const { node, outcome } of await Promise.all(remoteTasks)) {
     if (outcome.ok) {
       answered++;
@@ -303,7 +304,9 @@ async function fanOut(
       timedOut++;
       service?.unhealthyUntil.set(node.node_id, deps.clock.now().getTime() + UNHEALTHY_COOLDOWN_MS);
     }
-    if (outcome.reason === 'rejected') rejected ??= `${node.name}: ${outcome.message}`;
+    // The request passed this node's own validation, so a remote 400 concerns what only the remote can
+    // check: the sources named under it (`paris/nope`). Otherwise (e.g. version skew) the node is left out.
+    if (outcome.reason === 'rejected' && subOf.get(node.node_id)) rejected ??= `${node.name}: ${outcome.message}`;
     failed.push({ node: node.name, reason: outcome.message });
     deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
   }
