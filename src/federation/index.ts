@@ -8,7 +8,16 @@ export { deleteNode, listNodes, listNodesWithKeys, NODE_NAME, type RemoteNode, r
 export { type RunOptions, runFederatedQuery } from './query.ts';
 export { CRITICAL_FIRST_HEADER, HOP_HEADER } from './remote.ts';
 export { describeRemoteNodes, type RemoteNodeInfo } from './remote-info.ts';
-export { DEFAULT_MAX_RESULTS, type FederatedRequestInput, federatedRequestSchema, MAX_RESULTS_LIMIT, normalizeRequest, queryHash } from './request.ts';
+export {
+  DEFAULT_MAX_RESULTS,
+  type FederatedRequestInput,
+  federatedRequestSchema,
+  filtersSchema,
+  intentSignalSchema,
+  MAX_RESULTS_LIMIT,
+  normalizeRequest,
+  queryHash,
+} from './request.ts';
 export { type FederatedResponse, federatedItemSchema, federatedResponseSchema } from './schema.ts';
 export { createFederationService, type FederationDeps, type FederationService } from './service.ts';
 export { findDocuments, insertTombstones, liftTombstone, listLocalSources, listTombstones, sourceModels, type TombstoneRecord } from './store.ts';

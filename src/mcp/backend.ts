@@ -31,6 +31,11 @@ export interface ResourceContents {
 export interface KnowledgeBackend {
   callTool<N extends ToolName>(caller: Principal, name: N, args: ToolArgs<N>, signal?: AbortSignal): Promise<ToolOutput>;
   readResource(caller: Principal, name: ResourceName): Promise<ResourceContents>;
+  /**
+   * Optional: a call to a tool the caller lacks (or that does not exist), for backends whose audit trail
+   * lives elsewhere (the forwarding stdio server tells the service, which audits it as `unknown_tool`).
+   */
+  reportUnknownTool?(caller: Principal, name: string): Promise<void>;
 }
 
 /** An expected tool failure: its message reaches the model as an `isError` result. */

@@ -46,11 +46,20 @@ export function formatQueryAnswer(answer: QueryAnswer): ToolOutput {
       item.temporal_status,
       item.suppressed_by_tombstone ? 'FORGOTTEN (suppressed by a forget request)' : undefined,
     ].filter(Boolean);
-    return [`${i + 1}. ${title} [document_id: ${documentId}] (${facts.join(', ')})`, url ? `   ${url}` : undefined, `   ${snippet(item.content)}`]
+    return [`${i + 1}. ${title} [document_id: ${documentId}] (${facts.join(', ')})`, url ? `   ${url}` : undefined, `   ${snippet(item.content)}`, why(item.reasoning)]
       .filter(Boolean)
       .join('\n');
   });
   return { text: `${answer.items.length} result(s):\n\n${lines.join('\n\n')}`, structured: { ...answer } };
+}
+
+/** One line of an item's score components (includeReasoning), or undefined without them. */
+function why(reasoning: unknown): string | undefined {
+  if (!reasoning || typeof reasoning !== 'object') return undefined;
+  const r = reasoning as Record<string, unknown>;
+  const num = (k: string) => (typeof r[k] === 'number' ? (r[k] as number).toFixed(2) : '—');
+  const signals = Array.isArray(r.critical_signals) && r.critical_signals.length ? `, critical: ${r.critical_signals.join('; ')}` : '';
+  return `   why: match ${num('match')} (semantic ${num('semantic')}, lexical ${num('lexical')}), decay ${num('decay')}, intent fit ${num('intent_fit')}${signals}`;
 }
 
 export interface DocumentView {

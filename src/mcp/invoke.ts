@@ -72,7 +72,14 @@ export async function invokeTool(
   };
 
   const tool = findTool(caller, name);
-  if (!tool) return finish({ kind: 'unknown_tool', message: unknownToolMessage(name) }, 'unknown_tool');
+  if (!tool) {
+    try {
+      await ctx.backend.reportUnknownTool?.(caller, name);
+    } catch (err) {
+      ctx.log.warn({ err, tool: name.slice(0, 200) }, 'could not report an unknown tool call to the service');
+    }
+    return finish({ kind: 'unknown_tool', message: unknownToolMessage(name) }, 'unknown_tool');
+  }
 
   if (ctx.rateLimiter) {
     const wait = ctx.rateLimiter.take(rateKey(caller), ctx.now());

@@ -3,6 +3,7 @@ import { executeAction, listConnectors } from '../connectors/index.ts';
 import { getDocument } from '../documents/index.ts';
 import { runFederatedQuery } from '../federation/index.ts';
 import type { AppDeps } from '../http/deps.ts';
+import { isAppError } from '../platform/errors.ts';
 import { type KnowledgeBackend, type ResourceContents, ToolError, type ToolOutput } from './backend.ts';
 import { formatActionResult, formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
 import { recentDocuments } from './recent.ts';
@@ -16,11 +17,20 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
   const tools: { [N in ToolName]: ToolImpl<N> } = {
     async query_knowledge(caller, args) {
       // The federated query, as POST /v1/federate would run it for this caller (user_id = the key's user).
+      const reasoning = args.includeReasoning ?? args.include_reasoning;
+      if (args.includeReasoning !== undefined && args.include_reasoning !== undefined && args.includeReasoning !== args.include_reasoning) {
+        throw new ToolError('includeReasoning contradicts include_reasoning: give one.');
+      }
       const answer = await runFederatedQuery(deps, caller, {
         query: args.query,
         user_id: caller.userId,
         max_results: args.limit,
         ...(args.sources ? { node_ids: args.sources } : {}),
+        ...(reasoning !== undefined ? { include_reasoning: reasoning } : {}),
+        ...(args.filters ? { filters: args.filters } : {}),
+        ...(args.intent_signal ? { intent_signal: args.intent_signal } : {}),
+      }).catch((err: unknown) => {
+        throw inToolTerms(err);
       });
       return formatQueryAnswer(answer);
     },
@@ -54,4 +64,16 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       return { uri: def.uri, mimeType: def.mimeType, text: JSON.stringify(body, null, 2) };
     },
   };
+}
+
+/** A federated-query validation error in the tool's own argument names (sources, limit), not the HTTP body's. */
+function inToolTerms(err: unknown): unknown {
+  if (!isAppError(err) || err.status !== 400) return err;
+  const message = err.message
+    .replace(/\bbody\.node_ids\b/g, 'sources')
+    .replace(/\bnode_ids\b/g, 'sources')
+    .replace(/\bbody\.max_results\b/g, 'limit')
+    .replace(/\bbody\./g, '')
+    .replace(/\(see GET \/v1\/nodes\)/g, '(see list_connectors)');
+  return new ToolError(message);
 }

@@ -75,6 +75,12 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
       return { text, structured: result.structuredContent ?? {}, ...(result.isError ? { isError: true } : {}) };
     },
 
+    // The service audits every invocation; a call this process refuses as unknown is sent on so it is
+    // audited there too (the service refuses it the same way).
+    async reportUnknownTool(_caller, name) {
+      await (await call('/v1/expose/mcp/invoke', { method: 'POST', body: JSON.stringify({ tool: name, parameters: {} }) })).arrayBuffer();
+    },
+
     async readResource(_caller, name): Promise<ResourceContents> {
       const def = RESOURCES.find((r) => r.name === name)!;
       const res = await call(`/v1/expose/mcp/resources/read?uri=${encodeURIComponent(def.uri)}`);

@@ -12,6 +12,10 @@ describe('MCP tool catalogue', () => {
       query: { type: 'string', required: true, description: toolInputs.query_knowledge.shape.query.description },
       sources: { type: 'string[]', description: toolInputs.query_knowledge.shape.sources.description },
       limit: { type: 'number', description: toolInputs.query_knowledge.shape.limit.description },
+      includeReasoning: { type: 'boolean', description: toolInputs.query_knowledge.shape.includeReasoning.description },
+      include_reasoning: { type: 'boolean', description: toolInputs.query_knowledge.shape.include_reasoning.description },
+      filters: { type: 'object', description: toolInputs.query_knowledge.shape.filters.description },
+      intent_signal: { type: 'object', description: toolInputs.query_knowledge.shape.intent_signal.description },
     });
     assert.deepEqual(Object.keys(restParameters('list_connectors')), []);
     const exec = restParameters('execute_action');
@@ -37,6 +41,8 @@ describe('MCP tool catalogue', () => {
     assert.equal(toolInputs.query_knowledge.safeParse({ query: 'x', limit: 0 }).success, false);
     assert.equal(toolInputs.query_knowledge.safeParse({ query: 'x', limit: 2.5 }).success, false);
     assert.equal(toolInputs.query_knowledge.safeParse({ query: 'x', sources: 'github-1' }).success, false);
+    assert.equal(toolInputs.query_knowledge.safeParse({ query: 'x', bogus: 1 }).success, false, 'unknown arguments are refused');
+    assert.equal(toolInputs.query_knowledge.safeParse({ query: 'x', filters: { dateRange: { after: 'yesterday' } } }).success, false);
     assert.equal(toolInputs.execute_action.safeParse({ connector_id: 'a', intent: 'b', context: [1] }).success, false);
   });
 });

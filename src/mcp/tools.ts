@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { can, type Permission, type Principal } from '../access/index.ts';
+import { filtersSchema, intentSignalSchema } from '../federation/request.ts';
 
 /**
- * The MCP tool catalogue, exactly as the interface spec's table. Each tool names the permission
+ * The MCP tool catalogue, as the interface spec's table (query_knowledge also takes the federated query's
+ * client-side options; unknown arguments are refused, naming them). Each tool names the permission
  * it needs: a caller without it never sees the tool, and calling it fails like an unknown tool.
  */
 export const toolInputs = {
@@ -19,7 +21,19 @@ export const toolInputs = {
       .optional()
       .describe('Restrict the search to these connector ids (from list_connectors). Omit to search every source the key may see.'),
     limit: z.number().int().min(1).max(50).default(5).describe('How many results to return (1-50, default 5).'),
-  }),
+    // The federated query's client-side options (spec, "Federated query"), passed on as POST /v1/federate takes them.
+    includeReasoning: z.boolean().optional().describe('Explain each result: its score components (match, decay, intent fit, critical signals).'),
+    include_reasoning: z.boolean().optional().describe('Same as includeReasoning.'),
+    filters: filtersSchema
+      .optional()
+      .describe(
+        'Narrow the results: dateRange {after, before} (ISO 8601 timestamps, or YYYY-MM-DD dates meaning whole days, UTC; on the last update), ' +
+          'authors (list), types or document_type (e.g. issue, message, page), connector_type (e.g. github, slack).',
+      ),
+    intent_signal: intentSignalSchema
+      .optional()
+      .describe('Override the intent inferred from the query: any of urgency, emotional_weight, action_likelihood, social_dimension, context_sensitivity, each 0..1.'),
+  }).strict(),
   get_document: z.object({
     document_id: z
       .string()

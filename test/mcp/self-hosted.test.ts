@@ -43,6 +43,8 @@ describe('self-hosted MCP server forwarding to a real service', () => {
       const missing = await client.callTool({ name: 'get_document', arguments: { document_id: 'doc_nope' } });
       assert.equal(missing.isError, true);
       assert.match((missing.content as { text: string }[])[0]!.text, /not found/);
+      // A tool the key lacks is refused here like an unknown one, and still reaches the service's audit.
+      await assert.rejects(client.callTool({ name: 'execute_action', arguments: { connector_id: 'github-abc123', intent: 'x' } }), /Unknown tool: execute_action/);
       const read = await client.readResource({ uri: 'atrium://connectors' });
       assert.match((read.contents[0] as { text: string }).text, /github-abc123/);
     } finally {
@@ -50,7 +52,7 @@ describe('self-hosted MCP server forwarding to a real service', () => {
     }
     const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=mcp.tool_invoked', headers: t.admin });
     const mine = audit.json().events.filter((e: { actor_id: string }) => e.actor_id === key.id);
-    assert.deepEqual(mine.map((e: { tool: string; outcome: string }) => `${e.tool}:${e.outcome}`), ['get_document:error', 'list_connectors:success']);
+    assert.deepEqual(mine.map((e: { tool: string; outcome: string }) => `${e.tool}:${e.outcome}`), ['execute_action:unknown_tool', 'get_document:error', 'list_connectors:success']);
   });
 
   it('serves WebSocket too, and applies its own rate limit as a tool error', async () => {

@@ -57,7 +57,16 @@ describe('MCP tools through the REST wrappers', () => {
     const q = all.find((x: { name: string }) => x.name === 'query_knowledge');
     assert.deepEqual(
       Object.fromEntries(Object.entries(q.parameters).map(([k, v]) => [k, { type: (v as { type: string }).type, required: (v as { required?: boolean }).required }])),
-      { query: { type: 'string', required: true }, sources: { type: 'string[]', required: undefined }, limit: { type: 'number', required: undefined } },
+      {
+        query: { type: 'string', required: true },
+        sources: { type: 'string[]', required: undefined },
+        limit: { type: 'number', required: undefined },
+        // The federated query's client-side options, all optional.
+        includeReasoning: { type: 'boolean', required: undefined },
+        include_reasoning: { type: 'boolean', required: undefined },
+        filters: { type: 'object', required: undefined },
+        intent_signal: { type: 'object', required: undefined },
+      },
     );
     assert.deepEqual(all.find((x: { name: string }) => x.name === 'list_connectors').parameters, {});
     const exec = all.find((x: { name: string }) => x.name === 'execute_action').parameters;
@@ -150,6 +159,39 @@ describe('MCP tools through the REST wrappers', () => {
     const docs = JSON.parse(recent.json().contents[0].text).documents;
     assert.equal(docs.length, 2);
     assert.ok(docs.some((x: { document_id: string }) => x.document_id === docId));
+  });
+
+  it('passes the client-side options on: filters, includeReasoning and intent_signal, with errors in the tool terms', async () => {
+    const k = await t.keyWith(['query']);
+    const invoke = async (parameters: Record<string, unknown>) =>
+      (await t.app.inject({ method: 'POST', url: '/v1/expose/mcp/invoke', headers: { authorization: k.authorization }, payload: { tool: 'query_knowledge', parameters } })).json();
+    const titles = (body: { structuredContent: { items: { metadata: { title: string } }[] } }) => body.structuredContent.items.map((i) => i.metadata.title);
+    const all = await invoke({ query: 'rotation menu tacos', limit: 10 });
+    assert.deepEqual(new Set(titles(all)), new Set(['Payments on-call rotation', 'Lunch menu']));
+    assert.deepEqual(titles(await invoke({ query: 'rotation menu tacos', limit: 10, filters: { authors: ['ana@example.com'] } })), ['Payments on-call rotation']);
+    assert.deepEqual(titles(await invoke({ query: 'rotation menu tacos', limit: 10, filters: { dateRange: { after: '2026-11-20', before: '2026-11-20' } } })), ['Payments on-call rotation']);
+    assert.deepEqual(titles(await invoke({ query: 'rotation menu tacos', limit: 10, filters: { connector_type: 'slack' } })), []);
+    const why = await invoke({ query: 'on-call rotation', includeReasoning: true });
+    assert.equal(typeof why.structuredContent.items[0].reasoning.match, 'number');
+    assert.ok(why.structuredContent.reasoning, 'the answer explains entropy, budgets and cache');
+    assert.match(why.content[0].text, /why: match \d\.\d\d/);
+    assert.equal(all.structuredContent.items[0].reasoning, undefined);
+    const urgent = await invoke({ query: 'on-call rotation', intent_signal: { urgency: 1 }, includeReasoning: true });
+    assert.equal(urgent.structuredContent.reasoning.intent.urgency, 1);
+    // Bad options are tool errors naming the argument, never silently dropped.
+    for (const [parameters, message] of [
+      [{ query: 'x', intent_signal: { urgency: 5 } }, /intent_signal/],
+      [{ query: 'x', filters: { authors: 'ana' } }, /filters/],
+      [{ query: 'x', max_results: 3 }, /max_results/],
+      [{ query: 'x', sources: [] }, /sources must name at least one/],
+      [{ query: 'x', sources: ['nowhere-000'] }, /unknown sources: nowhere-000 \(see list_connectors\)/],
+    ] as const) {
+      const r = await t.app.inject({ method: 'POST', url: '/v1/expose/mcp/invoke', headers: { authorization: k.authorization }, payload: { tool: 'query_knowledge', parameters } });
+      const text = r.statusCode === 400 ? r.json().error.message : r.json().content[0].text;
+      assert.ok(r.statusCode === 400 || r.json().isError === true, JSON.stringify(parameters));
+      assert.match(text, message, JSON.stringify(parameters));
+      assert.doesNotMatch(text, /node_ids|body\./, 'the tool argument names');
+    }
   });
 
   it('validates parameters (400 naming the field) and reports tool failures as isError', async () => {
