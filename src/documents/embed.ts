@@ -28,8 +28,9 @@ export function embeddingText(title: string, content: string): string {
 
 /**
  * Embeds the tenant's chunks that have no vector yet (optionally only those of `documentIds`),
- * in batches, outside any transaction; marks each fully embedded document with the model id.
- * Safe to run twice: a chunk replaced meanwhile is simply not found.
+ * in batches, outside any transaction; marks each fully embedded document with the model id (also
+ * those a crashed earlier run embedded). Safe to run twice: a chunk replaced meanwhile is simply not
+ * found. `resumedFrom` (a resumed job's checkpoint) makes progress and the count continue from it.
  */
 export async function embedPendingChunks(
   deps: DocumentsDeps,
@@ -40,6 +41,7 @@ export async function embedPendingChunks(
     batchSize?: number;
     signal?: AbortSignal;
     onProgress?: (p: EmbedProgress) => Promise<void> | void;
+    resumedFrom?: EmbedProgress | null;
   },
 ): Promise<{ embedded: number; model: string }> {
   const { db } = deps;
@@ -52,6 +54,7 @@ export async function embedPendingChunks(
   );
   const batchSize = input.batchSize ?? 128;
   let after = '';
+  const before = Math.max(0, input.resumedFrom?.done ?? 0);
   let done = 0;
   const touched = new Set<string>();
   for (;;) {
@@ -73,18 +76,24 @@ export async function embedPendingChunks(
     await noteChunkWrites(db, rows.rows.length);
     for (const r of rows.rows) touched.add(r.document_id);
     done += rows.rows.length;
-    await input.onProgress?.({ done, total: Math.max(total, done) });
+    await input.onProgress?.({ done: before + done, total: before + Math.max(total, done) });
   }
-  if (touched.size) {
+  // Mark the documents whose chunks all carry this model's vectors: those of this run and of the job's
+  // list; a resumed run over the whole tenant looks at every unmarked document, since a crashed attempt
+  // may have embedded some without getting to mark them.
+  const ids = [...new Set([...touched, ...(input.documentIds ?? [])])];
+  const everyUnmarked = !input.documentIds && before > 0;
+  if (ids.length || everyUnmarked) {
     await db.query(
       `UPDATE documents d SET embedding_model = $2
-       WHERE d.tenant_id = $1 AND d.id = ANY($3::text[])
-         AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id AND c.embedding_model IS NULL)`,
-      [input.tenantId, provider.id, [...touched]],
+       WHERE d.tenant_id = $1 AND ${everyUnmarked ? 'd.embedding_model IS NULL' : 'd.id = ANY($3::text[])'} AND d.embedding_model IS DISTINCT FROM $2
+         AND EXISTS (SELECT 1 FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id)
+         AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id AND c.embedding_model IS DISTINCT FROM $2)`,
+      everyUnmarked ? [input.tenantId, provider.id] : [input.tenantId, provider.id, ids],
     );
   }
   if (done > 0) await maybeIndexVectors(deps, provider);
-  return { embedded: done, model: provider.id };
+  return { embedded: before + done, model: provider.id };
 }
 
 /**
@@ -106,10 +115,13 @@ export function embedJobHandler(deps: DocumentsDeps): JobHandler {
     const payload = ctx.job.payload as { documentIds?: unknown; model?: unknown };
     const documentIds = Array.isArray(payload.documentIds) ? payload.documentIds.filter((x): x is string => typeof x === 'string') : undefined;
     const model = typeof payload.model === 'string' ? payload.model : null;
+    const cp = (ctx.job.checkpoint ?? null) as { done?: unknown; total?: unknown } | null;
+    const resumedFrom = cp && typeof cp.done === 'number' && typeof cp.total === 'number' ? { done: cp.done, total: cp.total } : null;
     const out = await embedPendingChunks(deps, {
       tenantId: ctx.job.tenantId,
       documentIds,
       model,
+      resumedFrom,
       signal: ctx.signal,
       onProgress: (p) => ctx.progress(p.total ? p.done / p.total : 1, { done: p.done, total: p.total }),
     });

@@ -8,6 +8,7 @@ import {
   deleteDocuments,
   EMBED_JOB_KIND,
   embedJobHandler,
+  embedPendingChunks,
   getDocument,
   listExternalIds,
   searchPassages,
@@ -113,6 +114,27 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       const rrf = await searchPassages(deps, { tenantId: T, query: 'physician', limit: 3, fusion: 'rrf' });
       assert.equal(rrf[0]?.external_id, 'doc');
       await statsAreExact();
+    });
+
+    it('resumes an embed run that crashed between batches: progress continues and every document gets marked', async () => {
+      const batch = ['r1', 'r2', 'r3'].map((id) => ({ external_id: id, title: `Resume ${id}`, content: `resume test ${id} body` }));
+      const r = await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: batch });
+      const ids = r.documents.map((d) => d.id);
+      // The first attempt writes one batch of vectors, then dies (kill -9) before marking any document.
+      const crash = new Error('killed');
+      await assert.rejects(
+        embedPendingChunks(deps, { tenantId: T, documentIds: ids, batchSize: 1, onProgress: () => Promise.reject(crash) }),
+        (e) => e === crash,
+      );
+      const half = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE id = ANY($1::text[]) AND embedding_model IS NOT NULL', [ids]);
+      assert.equal(half.rows[0]?.n, 0, 'nothing marked by the crashed attempt');
+      const seen: { done: number; total: number }[] = [];
+      const out = await embedPendingChunks(deps, { tenantId: T, documentIds: ids, batchSize: 1, resumedFrom: { done: 1, total: 3 }, onProgress: (p) => void seen.push(p) });
+      assert.equal(out.embedded, 3, 'counted across both attempts');
+      assert.deepEqual(seen, [{ done: 2, total: 3 }, { done: 3, total: 3 }]);
+      const marked = await db.query<{ embedding_model: string | null }>('SELECT embedding_model FROM documents WHERE id = ANY($1::text[])', [ids]);
+      assert.deepEqual(marked.rows.map((x) => x.embedding_model), ['test/hash-64d', 'test/hash-64d', 'test/hash-64d'], 'including the one the crashed attempt embedded');
+      await deleteDocuments(deps, { tenantId: T, connectorId: SRC, externalIds: ['r1', 'r2', 'r3'] });
     });
 
     it('computes BM25 in SQL exactly as the reference formula', async () => {
