@@ -38,6 +38,26 @@ export async function storeDocuments(
   deps: DocumentsDeps,
   input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embedder?: EmbeddingProvider },
 ): Promise<UpsertCore> {
+  // Writers of a tenant take turns (the statistics row lock); one that finds, once its turn comes, that
+  // another wrote some of the same documents meanwhile starts over from what is stored now.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await storeOnce(deps, input);
+    } catch (err) {
+      if (!(err instanceof StaleBatchError) || attempt >= MAX_STORE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+const MAX_STORE_ATTEMPTS = 5;
+
+/** The documents a batch was planned against changed before its transaction got the tenant's lock. */
+class StaleBatchError extends Error {}
+
+async function storeOnce(
+  deps: DocumentsDeps,
+  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embedder?: EmbeddingProvider },
+): Promise<UpsertCore> {
   const { db } = deps;
   const settings = resolveSettings(deps);
   const { tenantId, connectorId } = input;
@@ -47,12 +67,22 @@ export async function storeDocuments(
   const prepared = [...byExt.values()];
   if (prepared.length === 0) return { added: 0, updated: 0, unchanged: 0, documents: [], reindexed: [], embedded: 0 };
 
-  const existing = await db.query<{ id: string; external_id: string; content_hash: string; fields_hash: string }>(
-    `SELECT id, external_id, content_hash, fields_hash FROM documents
-     WHERE tenant_id = $1 AND source_node = $2 AND external_id = ANY($3::text[])`,
-    [tenantId, connectorId, prepared.map((p) => p.input.external_id)],
-  );
-  const old = new Map(existing.rows.map((r) => [r.external_id, r]));
+  const readExisting = async (q: Queryable) =>
+    (
+      await q.query<{ id: string; external_id: string; content_hash: string; fields_hash: string }>(
+        `SELECT id, external_id, content_hash, fields_hash FROM documents
+         WHERE tenant_id = $1 AND source_node = $2 AND external_id = ANY($3::text[])`,
+        [tenantId, connectorId, prepared.map((p) => p.input.external_id)],
+      )
+    ).rows;
+  const existing = await readExisting(db);
+  const snapshot = (rows: readonly { id: string; external_id: string; content_hash: string; fields_hash: string }[]) =>
+    rows
+      .map((r) => `${r.external_id}\u0000${r.id}\u0000${r.content_hash}\u0000${r.fields_hash}`)
+      .sort()
+      .join('\u0001');
+  const planned = snapshot(existing);
+  const old = new Map(existing.map((r) => [r.external_id, r]));
   const unchangedDocs: { id: string; external_id: string }[] = [];
   const toWrite: Prepared[] = [];
   for (const p of prepared) {
@@ -86,6 +116,8 @@ export async function storeDocuments(
   const pgvector = db.hasVector;
   const result = await db.transaction(async (tx) => {
     await lockTenantStats(tx, tenantId);
+    // The plan (which documents are new, which chunks to replace) was made before the lock: check it.
+    if (snapshot(await readExisting(tx)) !== planned) throw new StaleBatchError('documents changed while the batch was prepared');
     const replacedIds = needsChunks.map((p) => old.get(p.input.external_id)?.id).filter((id): id is string => id !== undefined);
     if (replacedIds.length) {
       await removeTermStats(tx, tenantId, replacedIds);

@@ -137,6 +137,27 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       await deleteDocuments(deps, { tenantId: T, connectorId: SRC, externalIds: ['r1', 'r2', 'r3'] });
     });
 
+    it('takes concurrent pushes of the same new documents: both succeed, one set of chunks', async () => {
+      const batch = Array.from({ length: 20 }, (_, i) => ({ external_id: `race-${i}`, title: `Race ${i}`, content: `concurrent push number ${i}` }));
+      const changed = batch.map((d) => ({ ...d, content: `${d.content}, second version` }));
+      const results = await Promise.all([
+        upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: batch }),
+        upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: batch }),
+        upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: changed }),
+      ]);
+      assert.equal(results.reduce((n, r) => n + r.added, 0), 20, 'each document added once');
+      const dup = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (SELECT document_id, ordinal FROM chunks WHERE tenant_id = $1 GROUP BY 1, 2 HAVING count(*) > 1) x`,
+        [T],
+      );
+      assert.equal(dup.rows[0]?.n, 0);
+      const docsNow = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM documents WHERE tenant_id = $1 AND external_id LIKE 'race-%'", [T]);
+      assert.equal(docsNow.rows[0]?.n, 20);
+      await statsAreExact();
+      await deleteDocuments(deps, { tenantId: T, connectorId: SRC, externalIds: batch.map((d) => d.external_id) });
+      await statsAreExact();
+    });
+
     it('computes BM25 in SQL exactly as the reference formula', async () => {
       const [hit] = await searchPassages(deps, { tenantId: T, query: 'tea cupboard', limit: 1, mode: 'lexical' });
       assert.ok(hit);
