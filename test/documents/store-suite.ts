@@ -158,6 +158,21 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       await statsAreExact();
     });
 
+    it('without pgvector on a large tenant, hybrid search scores the lexical candidates instead of scanning every vector', async (t) => {
+      if (db.hasVector) return t.skip('pgvector present: the HNSW index serves the vector list');
+      const large = { ...deps, noPgvectorScanMax: 0 };
+      const hybrid = await searchPassages(large, { tenantId: T, query: 'automobile tank', limit: 3 });
+      assert.equal(hybrid[0]?.external_id, 'car', 'found by its words');
+      assert.ok((hybrid[0]?.semantic_score ?? 0) > 0, 'and scored by meaning');
+      const lexicalOnly = (await searchPassages(large, { tenantId: T, query: 'tank checkup', limit: 10 })).map((x) => x.external_id).sort();
+      assert.deepEqual(lexicalOnly, ['car', 'doc'], 'no chunk arrives through a vector list of its own');
+      assert.ok((await searchPassages(deps, { tenantId: T, query: 'tank checkup', limit: 10 })).length > 2, 'a small tenant keeps its vector list');
+      // A query none of whose words occur has no lexical list: the scan is then the only way to answer,
+      // as it is for vector search asked for explicitly.
+      assert.equal((await searchPassages(large, { tenantId: T, query: 'automobile', limit: 3 }))[0]?.external_id, 'car');
+      assert.equal((await searchPassages(large, { tenantId: T, query: 'automobile', limit: 3, mode: 'vector' }))[0]?.external_id, 'car');
+    });
+
     it('computes BM25 in SQL exactly as the reference formula', async () => {
       const [hit] = await searchPassages(deps, { tenantId: T, query: 'tea cupboard', limit: 1, mode: 'lexical' });
       assert.ok(hit);
