@@ -1,10 +1,11 @@
 // `npm run bench -- connectors`: GitHub full / incremental / unchanged syncs through the real engine, the
 // official Octokit client and the wire-format fake, into an in-memory PGlite (full-text indexing included;
 // embedding jobs are queued, not run); then a wiki's syncs (isomorphic-git against the real git http-backend).
+
+import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 import { seededRepo, startFakeGitHub } from '../test/fakes/github.ts';
 import { createTestApp } from '../test/support/app.ts';
 import { machineLine, writeBenchSection } from './report.ts';
-import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 
 const ISSUES = Number(process.env.BENCH_CONNECTOR_ISSUES ?? 2000);
 const gh = await startFakeGitHub({ repos: [seededRepo('bench/big', ISSUES)] });

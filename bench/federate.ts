@@ -2,12 +2,13 @@
 // (scripts/bench-corpus.ts: FED_BENCH_CHUNKS chunks, default 100k, across 5 sources, GloVe vectors), plus an
 // in-process breakdown of where an uncached and a cached query spend their time.
 // The cached corpus is copied to a temporary data dir first: the bench writes activity and audit rows.
-import autocannon from 'autocannon';
+
 import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
 import { BENCH_MODEL, openBenchCorpus } from '../scripts/bench-corpus.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { searchPassages } from '../src/documents/index.ts';

@@ -2,10 +2,11 @@
 // @linear/sdk client and the graphql-js fake of Linear's API, into an in-memory PGlite (full-text indexing included;
 // embedding jobs are queued, not run). The connector's 100 requests/minute bucket stays in force, so the issue count
 // is kept where the three syncs fit in one minute's budget.
+
+import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 import { seedLinear, startFakeLinear } from '../test/fakes/linear.ts';
 import { createTestApp } from '../test/support/app.ts';
 import { machineLine, writeBenchSection } from './report.ts';
-import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 
 const PER_TEAM = Number(process.env.BENCH_LINEAR_ISSUES_PER_TEAM ?? 400);
 const lin = await startFakeLinear(seedLinear({ issuesPerTeam: PER_TEAM }));

@@ -1,10 +1,10 @@
 // `npm run bench -- notion`: block rendering throughput (pure), and full / incremental syncs of the seeded fake
 // Notion workspace through the real engine and @notionhq/client, where Notion's 3 requests/second ceiling dominates.
 import { type BlockNode, type NotionBlock, renderBlocks } from '../src/connectors/notion/render.ts';
+import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 import { startFakeNotion } from '../test/fakes/notion.ts';
 import { createTestApp } from '../test/support/app.ts';
 import { machineLine, writeBenchSection } from './report.ts';
-import { connectorWorker, timedSync } from '../test/connectors/support.ts';
 
 const BLOCKS = Number(process.env.BENCH_NOTION_BLOCKS ?? 50_000);
 const rt = (s: string) => [{ plain_text: s, href: null }];

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config/index.ts';
-import { runEval, type EvalResult, type ModeResult } from '../src/documents/eval/run.ts';
+import { type EvalResult, type ModeResult, runEval } from '../src/documents/eval/run.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors } from '../src/documents/feedback.ts';
 import type { Candidate } from '../src/documents/fusion.ts';
 import { DEFAULT_ALPHA, DEFAULT_FUSION } from '../src/documents/search.ts';
@@ -88,6 +88,6 @@ const rrfFb = results.map(({ r }) => find(r, (v) => v.fusion === 'rrf' && !!v.fe
 md += `\nRRF with feedback: ${rrfFb.join(' / ')}. `;
 md += `Cost of the feedback stage (parse ~600 candidate vectors of 100 dimensions, re-score): ${fbMs.toFixed(2)} ms CPU per query (synthetic candidate set, ${DEFAULT_FEEDBACK.docs} feedback passages). `;
 md += `Eval process CPU: ${results.map(({ r, cpuS, load }) => `${path.basename(r.dataset)} ${cpuS.toFixed(0)} s (load average ${load.toFixed(1)} at its start; query p50 ${r.p50_ms.toFixed(0)} ms wall)`).join(', ')}; wall-clock latencies here are inflated by the shared machine, see the search benchmark for CPU time per query.\n\n`;
-md += 'Earlier run (before feedback, not repeated: embedding with USE runs at 1.6 chunks/s on this shared machine): coffee-stackexchange with `builtin/use-lite-512d` BM25 0.6071, vector 0.3500, RRF 0.5566, convex α = 0.3 **0.6339 (+0.0268)**, 346 s to embed 541 chunks; cranfield with USE not measured.\n';
+md += 'USE lite (`builtin/use-lite-512d`), measured 2026-11-23 with `./bin/atrium eval --dataset <set> --model builtin/use-lite-512d --json` (not repeated by this bench: embedding runs at ~8-16 chunks/s here). nDCG@10, BM25 / vector / shipped hybrid (α = 0.4 + feedback) / at the depths search uses / best cell of the grid: cranfield 0.3595 / 0.1905 / 0.3883 (+0.0288) / 0.3905 (+0.0310) / 0.3954 (+0.0359, α = 0.5 + feedback), 136 s to embed 2,237 chunks; coffee-stackexchange 0.6073 / 0.3500 / 0.6262 (+0.0189) / 0.6266 (+0.0193) / 0.6351 (+0.0278, α = 0.5, no feedback), 69 s to embed 541 chunks. So even the transformer, with the shipped pipeline, misses +0.03 on coffee-stackexchange; feedback helps it on cranfield and hurts it on coffee.\n';
 await writeBenchSection('search-eval', md);
 console.error(`feedback stage ${fbMs.toFixed(3)} ms CPU per query`);

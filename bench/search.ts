@@ -4,16 +4,16 @@
 // runs on the shared cached corpus of scripts/bench-corpus.ts with BENCH_SEARCH_CHUNKS (default 20000).
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../src/config/index.ts';
-import { searchPassages, upsertDocuments } from '../src/documents/index.ts';
-import { defaultDepths, retrieveCandidates } from '../src/documents/search.ts';
 import { openBenchCorpus } from '../scripts/bench-corpus.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { loadBeir } from '../src/documents/eval/beir.ts';
 import { percentile } from '../src/documents/eval/metrics.ts';
+import { searchPassages, upsertDocuments } from '../src/documents/index.ts';
+import { defaultDepths, retrieveCandidates } from '../src/documents/search.ts';
 import { createEmbeddingRegistry } from '../src/embeddings/index.ts';
 import { type DatabaseExecutor, migrate, openPglite } from '../src/platform/db/index.ts';
-import { openTestPostgres } from '../test/support/db.ts';
 import { createLogger } from '../src/platform/log.ts';
+import { openTestPostgres } from '../test/support/db.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
 const DATA = new URL('../../shared/data/', import.meta.url).pathname;

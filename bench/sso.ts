@@ -2,8 +2,8 @@
 // cost of a session-cookie credential vs an API key. `npm run bench -- sso`.
 import { performance } from 'node:perf_hooks';
 import { validateSamlResponse } from '../src/auth/saml/validate.ts';
-import { createTestApp } from '../test/support/app.ts';
 import { b64, generateIdpKeys, readAuthnRequest, responseXml, sign, xsw } from '../test/sso/saml-idp.ts';
+import { createTestApp } from '../test/support/app.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
 const IDP = 'https://idp.example.test/saml';

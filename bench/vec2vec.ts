@@ -1,8 +1,8 @@
 // `npm run bench -- vec2vec`: translation latency per vector and training time (linear, neural) on
 // synthetic parallel embeddings with a shared latent structure (no model loading, so it measures the math).
 import os from 'node:os';
+import { type Mat, mat, normalizeInPlace, row, seededRandom, type TranslationMap, trainTranslationPair, translateVector, translateVectors } from '../src/vec2vec/index.ts';
 import { machineLine, writeBenchSection } from './report.ts';
-import { type Mat, mat, normalizeInPlace, row, seededRandom, trainTranslationPair, type TranslationMap, translateVector, translateVectors } from '../src/vec2vec/index.ts';
 
 function gaussian(r: () => number): number {
   return Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());
