@@ -187,6 +187,11 @@ describe('documents over HTTP', () => {
     assert.equal(byType.length, 0);
     const byConnectorType = (await search('espresso', reader, { filters: { connector_types: ['api'] } })).json().passages;
     assert.ok(byConnectorType.length > 0);
+    // Dates without a time cover whole days (UTC); the documents were ingested today.
+    const today = new Date().toISOString().slice(0, 10);
+    assert.ok((await search('espresso', reader, { filters: { after: today, before: today } })).json().passages.length > 0);
+    assert.equal((await search('espresso', reader, { filters: { before: '2000-01-01' } })).json().passages.length, 0);
+    assert.equal((await search('espresso', reader, { filters: { after: '2026-02-30' } })).statusCode, 400);
   });
 });
 
