@@ -135,6 +135,47 @@ describe('openai-compatible embedding provider against a local fake server', () 
     assert.equal(fake.seen.length, 2);
   });
 
+  it('times out a server that sends headers and then stalls, and retries it like any timeout', async () => {
+    fake.script.push((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"object":"list","data":[');
+      return true; // the body never ends
+    });
+    const p = createOpenAiProvider({ baseUrl, model: 'm', dimensions: 3, sleep, timeoutMs: 200 });
+    const [v] = await p.embed(['x']);
+    assert.equal(v?.length, 3);
+    assert.equal(fake.seen.length, 2);
+  });
+
+  it('names the network cause, never repeats the key, and marks errors retrying cannot fix', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r)); // nothing listens there now
+    const down = createOpenAiProvider({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', dimensions: 3, sleep, maxRetries: 1 });
+    await assert.rejects(down.embed(['x']), (err: unknown) => {
+      assert.ok(isAppError(err));
+      assert.match(err.message, /fetch failed \(.*ECONNREFUSED/);
+      assert.equal(err.code, 'embedding_provider_error', 'a network failure may pass');
+      return true;
+    });
+    fake.script.push(fail(401, {}, { error: { message: 'Incorrect API key provided: sk-SECRET-123', type: 'invalid_request_error' } }));
+    const echo = createOpenAiProvider({ baseUrl, model: 'm', apiKey: 'sk-SECRET-123', dimensions: 3, sleep });
+    await assert.rejects(echo.embed(['x']), (err: unknown) => {
+      assert.ok(isAppError(err));
+      assert.doesNotMatch(err.message, /sk-SECRET-123/);
+      assert.match(err.message, /Incorrect API key provided: \*\*\*/);
+      assert.equal(err.code, 'embedding_provider_rejected');
+      return true;
+    });
+    fake.script.push((res) => {
+      res.end(JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }, { index: 0, embedding: [3, 2, 1] }] }));
+      return true;
+    });
+    const p = createOpenAiProvider({ baseUrl, model: 'm', dimensions: 3, sleep });
+    await assert.rejects(p.embed(['a', 'b']), /indexes are not 0..1, each once/);
+  });
+
   it('rejects vectors of the wrong size and malformed bodies', async () => {
     const wrong = createOpenAiProvider({ baseUrl, model: 'm', dimensions: 8, sleep });
     await assert.rejects(wrong.embed(['x']), /expected 8 dimensions, got 3/);

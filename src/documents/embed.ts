@@ -1,4 +1,5 @@
-import type { EmbeddingProvider } from '../embeddings/provider.ts';
+import { EMBEDDING_REJECTED, EMBEDDING_UNAVAILABLE, type EmbeddingProvider } from '../embeddings/provider.ts';
+import { isAppError } from '../platform/errors.ts';
 import { type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
 import { noteChunkWrites } from './maintenance.ts';
 import type { DocumentsDeps } from './types.ts';
@@ -117,14 +118,19 @@ export function embedJobHandler(deps: DocumentsDeps): JobHandler {
     const model = typeof payload.model === 'string' ? payload.model : null;
     const cp = (ctx.job.checkpoint ?? null) as { done?: unknown; total?: unknown } | null;
     const resumedFrom = cp && typeof cp.done === 'number' && typeof cp.total === 'number' ? { done: cp.done, total: cp.total } : null;
-    const out = await embedPendingChunks(deps, {
-      tenantId: ctx.job.tenantId,
-      documentIds,
-      model,
-      resumedFrom,
-      signal: ctx.signal,
-      onProgress: (p) => ctx.progress(p.total ? p.done / p.total : 1, { done: p.done, total: p.total }),
-    });
-    return out;
+    try {
+      return await embedPendingChunks(deps, {
+        tenantId: ctx.job.tenantId,
+        documentIds,
+        model,
+        resumedFrom,
+        signal: ctx.signal,
+        onProgress: (p) => ctx.progress(p.total ? p.done / p.total : 1, { done: p.done, total: p.total }),
+      });
+    } catch (err) {
+      // A rejected key, wrong dimensions or a missing package fail the job at once: retries cannot help.
+      if (isAppError(err) && (err.code === EMBEDDING_REJECTED || err.code === EMBEDDING_UNAVAILABLE)) throw new NonRetriableError(err.message);
+      throw err;
+    }
   };
 }

@@ -4,7 +4,7 @@ import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
 import { resolveSettings } from './settings.ts';
-import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
+import type { DocumentsDeps, FusionMethod, Passage, SearchMode, SearchRequest } from './types.ts';
 import { parseVector, vectorLiteral } from './vectors.ts';
 
 /** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
@@ -218,6 +218,33 @@ export interface RetrievedCandidates {
 
 const EMPTY: RetrievedCandidates = { rows: [], candidates: [], lists: 0 };
 
+/** How long hybrid search waits for the query's vector (a remote model) before answering from BM25 alone. */
+export const QUERY_EMBED_TIMEOUT_MS = 3000;
+
+/**
+ * The query's vector. In hybrid mode a model that fails or is slow (a remote API down, a missing optional
+ * package) costs only the vector list: the answer comes from BM25, and a warning is logged. Vector mode,
+ * which has nothing else to offer, passes the error on, as does the caller's own abort.
+ */
+async function embedQuery(
+  deps: DocumentsDeps,
+  provider: { id: string; embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> },
+  query: string,
+  mode: SearchMode,
+  signal: AbortSignal | undefined,
+): Promise<Float32Array | null> {
+  if (mode === 'vector') return (await provider.embed([query], signal))[0] ?? null;
+  const timeoutMs = deps.queryEmbedTimeoutMs ?? QUERY_EMBED_TIMEOUT_MS;
+  const bounded = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  try {
+    return (await provider.embed([query], bounded))[0] ?? null;
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    deps.log?.warn({ err, model: provider.id }, 'the query could not be embedded: answering from full-text search only');
+    return null;
+  }
+}
+
 export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest): Promise<RetrievedCandidates> {
   const { db } = deps;
   const settings = resolveSettings(deps);
@@ -235,7 +262,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       qmodel = req.queryModel ?? deps.embeddings?.defaultId ?? null;
     } else if (deps.embeddings && query) {
       const provider = resolveProvider(deps, req.queryModel);
-      qvec = (await provider.embed([query], req.signal))[0] ?? null;
+      qvec = await embedQuery(deps, provider, query, mode, req.signal);
       qmodel = provider.id;
     }
   }

@@ -76,6 +76,8 @@ export interface DocumentsDeps {
   readonly hnswMinVectors?: number;
   /** With filters, score the vector list exactly below this many passing documents (default EXACT_VECTOR_BELOW; 0 = always HNSW). */
   readonly exactVectorBelow?: number;
+  /** Hybrid search waits this long for the query's vector before answering from BM25 alone (default QUERY_EMBED_TIMEOUT_MS in search.ts). */
+  readonly queryEmbedTimeoutMs?: number;
   /** Without pgvector: above this many chunks, hybrid search has no vector list of its own (default NO_PGVECTOR_SCAN_MAX in search.ts). */
   readonly noPgvectorScanMax?: number;
   /** Postings kept per term in the impact lists (default TOP_LIST_SIZE; tests use small lists). */

@@ -20,8 +20,12 @@ export async function upsertDocuments(
   const embedder = provider?.inline ? provider : undefined;
   const core = await storeDocuments(deps, { ...input, embedder });
   if (embedder && core.embedded > 0) await maybeIndexVectors(deps, embedder);
-  // Documents still without vectors (none when the embedder wrote them with the chunks).
-  const pending = embedder ? [] : core.reindexed;
+  // Documents still without vectors (none when the embedder wrote them with the chunks), and documents
+  // of this batch that were already stored without them and that no queued or running job will embed
+  // (a job that failed for good, a CLI ingest with --no-embed): re-pushing them is how they get vectors.
+  const stuck = mode === 'none' ? [] : await stuckDocuments(deps, input.tenantId, core.documents.map((d) => d.id).filter((id) => !core.reindexed.includes(id)));
+  if (embedder && stuck.length) await embedPendingChunks(deps, { tenantId: input.tenantId, documentIds: stuck, model: embedder.id });
+  const pending = embedder ? [] : [...core.reindexed, ...stuck];
   let embedJobId: string | null = null;
   if (pending.length > 0 && mode === 'job') {
     const { job } = await enqueueJob(deps.db, {
@@ -41,4 +45,19 @@ export async function upsertDocuments(
     documents: core.documents,
     ...(deps.embeddings ? { embed_job_id: embedJobId } : {}),
   };
+}
+
+/** Of `documentIds`, those with chunks that have no vector and no queued or running embed job naming them. */
+async function stuckDocuments(deps: DocumentsDeps, tenantId: string, documentIds: readonly string[]): Promise<string[]> {
+  if (documentIds.length === 0) return [];
+  const r = await deps.db.query<{ document_id: string }>(
+    `SELECT DISTINCT c.document_id FROM chunks c
+     WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[]) AND c.embedding_model IS NULL
+       AND NOT EXISTS (
+         SELECT 1 FROM jobs j
+         WHERE j.tenant_id = $1 AND j.kind = $3 AND j.status IN ('queued', 'running') AND j.payload->'documentIds' @> to_jsonb(ARRAY[c.document_id])
+       )`,
+    [tenantId, [...documentIds], EMBED_JOB_KIND],
+  );
+  return r.rows.map((x) => x.document_id);
 }

@@ -24,3 +24,8 @@ export interface EmbeddingRegistry {
   get(id: string): EmbeddingProvider | undefined;
   list(): readonly EmbeddingProvider[];
 }
+
+/** AppError code of a provider error that retrying cannot fix (wrong key, wrong dimensions, a body that is not embeddings). */
+export const EMBEDDING_REJECTED = 'embedding_provider_rejected';
+/** AppError code of a model that cannot run until the installation changes (a missing optional package). */
+export const EMBEDDING_UNAVAILABLE = 'embedding_model_unavailable';

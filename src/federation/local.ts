@@ -1,4 +1,4 @@
-import { searchPassages } from '../documents/index.ts';
+import { QUERY_EMBED_TIMEOUT_MS, searchPassages } from '../documents/index.ts';
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import { hasDirection } from '../embeddings/vector.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
@@ -28,11 +28,29 @@ export interface LocalRetrieval {
  */
 export async function retrieveLocal(
   deps: LocalRetrievalDeps,
-  req: { tenantId: string; query: string; sources: readonly string[] | null; filters: QueryFilters; limit: number; signal?: AbortSignal },
+  req: {
+    tenantId: string;
+    query: string;
+    sources: readonly string[] | null;
+    filters: QueryFilters;
+    limit: number;
+    signal?: AbortSignal;
+    /** How long to wait for the query's vector before answering from BM25 alone (a remote model down or slow). */
+    embedTimeoutMs?: number;
+  },
 ): Promise<LocalRetrieval> {
   const registry = deps.embeddings;
   const provider = registry?.get(registry.defaultId);
-  const embedded = provider ? ((await provider.embed([req.query], req.signal))[0] ?? null) : null;
+  let embedded: Float32Array | null = null;
+  if (provider) {
+    const timeout = AbortSignal.timeout(req.embedTimeoutMs ?? QUERY_EMBED_TIMEOUT_MS);
+    try {
+      embedded = (await provider.embed([req.query], req.signal ? AbortSignal.any([req.signal, timeout]) : timeout))[0] ?? null;
+    } catch (err) {
+      if (req.signal?.aborted) throw err;
+      deps.log?.warn({ err, model: provider.id }, 'the query could not be embedded: the federated query answers from full-text search only');
+    }
+  }
   // The zero vector (no word the model knows) has no direction: the query is then lexical only.
   const queryVector = embedded && hasDirection(embedded) ? embedded : null;
   const queryModel = provider && queryVector ? provider.id : null;

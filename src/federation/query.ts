@@ -325,7 +325,8 @@ async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQ
       embeddings: deps.embeddings,
       translator: deps.federation?.translator ?? (deps.translations ? translatorFrom(deps.translations) : undefined),
     },
-    { tenantId, query: q.query, sources: selection.local, filters: q.filters, limit, signal },
+    // Half the deadline for the query's vector: a remote model that is down still leaves time for BM25.
+    { tenantId, query: q.query, sources: selection.local, filters: q.filters, limit, signal, embedTimeoutMs: deps.config.federation.deadlineMs / 2 },
   );
   return r.candidates;
 }

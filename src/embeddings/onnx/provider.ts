@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { EmbeddingProvider } from '../provider.ts';
+import { AppError } from '../../platform/errors.ts';
+import { EMBEDDING_UNAVAILABLE, type EmbeddingProvider } from '../provider.ts';
 import { chunked, l2normalize } from '../vector.ts';
 
 export interface OnnxProviderOptions {
@@ -26,9 +27,13 @@ async function importTransformers(): Promise<typeof import('@huggingface/transfo
   try {
     return await import('@huggingface/transformers');
   } catch (err) {
-    throw new Error(
-      "the onnx embedding provider needs the optional package '@huggingface/transformers' (with onnxruntime-node): " +
-        'install it with `npm install @huggingface/transformers` (or do not use --omit=optional)',
+    // Either package may be the missing one: name the one Node could not find.
+    const missing = /onnxruntime/i.test(err instanceof Error ? err.message : String(err)) ? 'onnxruntime-node' : '@huggingface/transformers';
+    throw new AppError(
+      EMBEDDING_UNAVAILABLE,
+      503,
+      `the onnx embedding provider needs the optional package '${missing}' (@huggingface/transformers with onnxruntime-node), which is not installed: ` +
+        'install it with `ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers` (or do not use --omit=optional)',
       { cause: err },
     );
   }

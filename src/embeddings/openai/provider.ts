@@ -2,7 +2,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
-import type { EmbeddingProvider } from '../provider.ts';
+import { EMBEDDING_REJECTED, type EmbeddingProvider } from '../provider.ts';
 import { chunked, toUnitVector } from '../vector.ts';
 import { type BackoffPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs } from './backoff.ts';
 
@@ -38,6 +38,9 @@ const responseSchema = z.object({
   data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
 });
 
+/** A body that is not JSON: told apart from a read that timed out. */
+const NOT_JSON = Symbol('not json');
+
 /** An embedding model behind the OpenAI `/embeddings` wire format. */
 export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProvider {
   const id = opts.id ?? `openai/${opts.model}`;
@@ -53,8 +56,11 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProv
     if (opts.authHeader === 'api-key') headers['api-key'] = opts.apiKey;
     else headers.authorization = `Bearer ${opts.apiKey}`;
   }
-  const fail = (message: string, cause?: unknown) =>
-    new AppError('embedding_provider_error', 502, `embedding model '${id}': ${message}`, { cause });
+  // The key never leaves in a message, even when the upstream echoes it back in its error text.
+  const redact = (text: string) => (opts.apiKey ? text.split(opts.apiKey).join('***') : text);
+  /** `permanent`: retrying cannot help (wrong key, wrong dimensions, a body that is not embeddings). */
+  const fail = (message: string, cause?: unknown, permanent = false) =>
+    new AppError(permanent ? EMBEDDING_REJECTED : 'embedding_provider_error', 502, `embedding model '${id}': ${redact(message)}`, { cause });
 
   async function embedBatch(input: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
     const body = JSON.stringify({
@@ -66,9 +72,12 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProv
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       let res: Response;
+      let json: unknown;
       try {
+        // The timeout covers the whole exchange: a server that sends headers and then stalls is a timeout too.
         const attemptSignal = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
         res = await fetch(url, { method: 'POST', headers, body, signal: attemptSignal });
+        json = res.ok ? await res.json().catch((err: unknown) => (attemptSignal.aborted ? Promise.reject(err) : NOT_JSON)) : undefined;
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
         if (attempt >= maxRetries) throw fail(`request failed after ${attempt + 1} attempts: ${describe(err)}`, err);
@@ -78,19 +87,21 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProv
         continue;
       }
       if (res.ok) {
-        const parsed = responseSchema.safeParse(await res.json().catch(() => undefined));
-        if (!parsed.success) throw fail('the server answered with an unexpected body (not the OpenAI embeddings format)');
+        const parsed = responseSchema.safeParse(json);
+        if (!parsed.success) throw fail('the server answered with an unexpected body (not the OpenAI embeddings format)', undefined, true);
         const rows = [...parsed.data.data].sort((a, b) => a.index - b.index);
-        if (rows.length !== input.length) throw fail(`asked for ${input.length} embeddings, got ${rows.length}`);
+        if (rows.length !== input.length) throw fail(`asked for ${input.length} embeddings, got ${rows.length}`, undefined, true);
+        if (rows.some((r, i) => r.index !== i)) throw fail(`the answer's indexes are not 0..${input.length - 1}, each once`, undefined, true);
         return rows.map((r) => {
           if (r.embedding.length !== opts.dimensions)
-            throw fail(`expected ${opts.dimensions} dimensions, got ${r.embedding.length}: fix ATRIUM_EMBEDDINGS_OPENAI_DIMENSIONS`);
+            throw fail(`expected ${opts.dimensions} dimensions, got ${r.embedding.length}: fix ATRIUM_EMBEDDINGS_OPENAI_DIMENSIONS`, undefined, true);
           return toUnitVector(r.embedding);
         });
       }
       const text = await res.text().catch(() => '');
-      if (!isRetryableStatus(res.status) || attempt >= maxRetries) {
-        throw fail(`HTTP ${res.status}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}: ${errorMessage(text)}`);
+      const retryable = isRetryableStatus(res.status);
+      if (!retryable || attempt >= maxRetries) {
+        throw fail(`HTTP ${res.status}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}: ${errorMessage(text)}`, undefined, !retryable);
       }
       const delay = retryDelayMs(attempt, parseRetryAfter(res.headers.get('retry-after'), now()), backoff);
       opts.log?.warn({ model: id, status: res.status, attempt, delay }, 'embedding request rejected; retrying');
@@ -117,9 +128,12 @@ export function embeddingsUrl(baseUrl: string): string {
   return u.toString();
 }
 
+/** A failed exchange in words, with the network cause undici hides behind "fetch failed". */
 function describe(err: unknown): string {
-  if (err instanceof Error) return err.name === 'TimeoutError' ? 'timed out' : err.message;
-  return String(err);
+  if (!(err instanceof Error)) return String(err);
+  if (err.name === 'TimeoutError') return 'timed out';
+  const cause = err.cause instanceof Error ? err.cause.message : undefined;
+  return cause && cause !== err.message ? `${err.message} (${cause})` : err.message;
 }
 
 /** The `error.message` of an OpenAI-style error body, else the first 200 characters. */

@@ -187,7 +187,8 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
         done: count(cp.done),
         total: count(cp.total),
         attempts: job.attempts,
-        last_error: job.lastError,
+        // A job that recovered after failed attempts has no error to report.
+        last_error: job.status === 'completed' ? null : job.lastError,
         result: job.status === 'completed' ? job.result : null,
         created_at: job.createdAt.toISOString(),
         updated_at: job.updatedAt.toISOString(),
