@@ -38,7 +38,17 @@ function hashedBagOfWords(id: string, dimensions: number, seed: number, opts: { 
     dimensions,
     async embed(texts, signal) {
       if (opts.gate) {
-        await Promise.race([opts.gate, new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))))]);
+        // The listener goes once the gate opens: one job signal serves many batches.
+        let onAbort: (() => void) | undefined;
+        const aborted = new Promise((_, reject) => {
+          onAbort = () => reject(new Error('aborted'));
+          signal?.addEventListener('abort', onAbort, { once: true });
+        });
+        try {
+          await Promise.race([opts.gate, aborted]);
+        } finally {
+          if (onAbort) signal?.removeEventListener('abort', onAbort);
+        }
       }
       return texts.map((t) => {
         const out = new Float32Array(dimensions);
