@@ -11,7 +11,7 @@ export {
   scanFolder,
 } from './files/index.ts';
 export { contentHash } from './hash.ts';
-export { QUERY_EMBED_TIMEOUT_MS, searchPassages } from './search.ts';
+export { embedQuery, searchPassages } from './search.ts';
 export {
   countDocuments,
   deleteConnectorDocuments,

@@ -1,10 +1,11 @@
+import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import { hasDirection } from '../embeddings/vector.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
 import { resolveSettings } from './settings.ts';
-import type { DocumentsDeps, FusionMethod, Passage, SearchMode, SearchRequest } from './types.ts';
+import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
 import { parseVector, vectorLiteral } from './vectors.ts';
 
 /** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
@@ -222,22 +223,22 @@ const EMPTY: RetrievedCandidates = { rows: [], candidates: [], lists: 0 };
 export const QUERY_EMBED_TIMEOUT_MS = 3000;
 
 /**
- * The query's vector. In hybrid mode a model that fails or is slow (a remote API down, a missing optional
- * package) costs only the vector list: the answer comes from BM25, and a warning is logged. Vector mode,
- * which has nothing else to offer, passes the error on, as does the caller's own abort.
+ * The query's vector. With `fallback` (hybrid search, the federated query) a model that fails or is slow
+ * (a remote API down, a missing optional package) costs only the vector list: null after at most
+ * `timeoutMs`, and a warning is logged. Without it (vector mode, which has nothing else to offer) the
+ * error is passed on, as is the caller's own abort.
  */
-async function embedQuery(
-  deps: DocumentsDeps,
-  provider: { id: string; embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> },
+export async function embedQuery(
+  deps: Pick<DocumentsDeps, 'log'>,
+  provider: EmbeddingProvider,
   query: string,
-  mode: SearchMode,
-  signal: AbortSignal | undefined,
+  opts: { signal?: AbortSignal; timeoutMs?: number; fallback: boolean },
 ): Promise<Float32Array | null> {
-  if (mode === 'vector') return (await provider.embed([query], signal))[0] ?? null;
-  const timeoutMs = deps.queryEmbedTimeoutMs ?? QUERY_EMBED_TIMEOUT_MS;
-  const bounded = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  const { signal } = opts;
+  if (!opts.fallback) return (await provider.embed([query], signal))[0] ?? null;
+  const timeout = AbortSignal.timeout(opts.timeoutMs ?? QUERY_EMBED_TIMEOUT_MS);
   try {
-    return (await provider.embed([query], bounded))[0] ?? null;
+    return (await provider.embed([query], signal ? AbortSignal.any([signal, timeout]) : timeout))[0] ?? null;
   } catch (err) {
     if (signal?.aborted) throw err;
     deps.log?.warn({ err, model: provider.id }, 'the query could not be embedded: answering from full-text search only');
@@ -262,7 +263,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       qmodel = req.queryModel ?? deps.embeddings?.defaultId ?? null;
     } else if (deps.embeddings && query) {
       const provider = resolveProvider(deps, req.queryModel);
-      qvec = await embedQuery(deps, provider, query, mode, req.signal);
+      qvec = await embedQuery(deps, provider, query, { signal: req.signal, timeoutMs: deps.queryEmbedTimeoutMs, fallback: mode !== 'vector' });
       qmodel = provider.id;
     }
   }

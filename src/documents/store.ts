@@ -67,16 +67,17 @@ async function storeOnce(
   const prepared = [...byExt.values()];
   if (prepared.length === 0) return { added: 0, updated: 0, unchanged: 0, documents: [], reindexed: [], embedded: 0 };
 
+  type Existing = { id: string; external_id: string; content_hash: string; fields_hash: string };
   const readExisting = async (q: Queryable) =>
     (
-      await q.query<{ id: string; external_id: string; content_hash: string; fields_hash: string }>(
+      await q.query<Existing>(
         `SELECT id, external_id, content_hash, fields_hash FROM documents
          WHERE tenant_id = $1 AND source_node = $2 AND external_id = ANY($3::text[])`,
         [tenantId, connectorId, prepared.map((p) => p.input.external_id)],
       )
     ).rows;
   const existing = await readExisting(db);
-  const snapshot = (rows: readonly { id: string; external_id: string; content_hash: string; fields_hash: string }[]) =>
+  const snapshot = (rows: readonly Existing[]) =>
     rows
       .map((r) => `${r.external_id}\u0000${r.id}\u0000${r.content_hash}\u0000${r.fields_hash}`)
       .sort()

@@ -23,7 +23,8 @@ export async function upsertDocuments(
   // Documents still without vectors (none when the embedder wrote them with the chunks), and documents
   // of this batch that were already stored without them and that no queued or running job will embed
   // (a job that failed for good, a CLI ingest with --no-embed): re-pushing them is how they get vectors.
-  const stuck = mode === 'none' ? [] : await stuckDocuments(deps, input.tenantId, core.documents.map((d) => d.id).filter((id) => !core.reindexed.includes(id)));
+  const reindexed = new Set(core.reindexed);
+  const stuck = mode === 'none' ? [] : await stuckDocuments(deps, input.tenantId, core.documents.map((d) => d.id).filter((id) => !reindexed.has(id)));
   if (embedder && stuck.length) await embedPendingChunks(deps, { tenantId: input.tenantId, documentIds: stuck, model: embedder.id });
   const pending = embedder ? [] : [...core.reindexed, ...stuck];
   let embedJobId: string | null = null;

@@ -1,4 +1,4 @@
-import { QUERY_EMBED_TIMEOUT_MS, searchPassages } from '../documents/index.ts';
+import { embedQuery, searchPassages } from '../documents/index.ts';
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import { hasDirection } from '../embeddings/vector.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
@@ -41,16 +41,7 @@ export async function retrieveLocal(
 ): Promise<LocalRetrieval> {
   const registry = deps.embeddings;
   const provider = registry?.get(registry.defaultId);
-  let embedded: Float32Array | null = null;
-  if (provider) {
-    const timeout = AbortSignal.timeout(req.embedTimeoutMs ?? QUERY_EMBED_TIMEOUT_MS);
-    try {
-      embedded = (await provider.embed([req.query], req.signal ? AbortSignal.any([req.signal, timeout]) : timeout))[0] ?? null;
-    } catch (err) {
-      if (req.signal?.aborted) throw err;
-      deps.log?.warn({ err, model: provider.id }, 'the query could not be embedded: the federated query answers from full-text search only');
-    }
-  }
+  const embedded = provider ? await embedQuery(deps, provider, req.query, { signal: req.signal, timeoutMs: req.embedTimeoutMs, fallback: true }) : null;
   // The zero vector (no word the model knows) has no direction: the query is then lexical only.
   const queryVector = embedded && hasDirection(embedded) ? embedded : null;
   const queryModel = provider && queryVector ? provider.id : null;

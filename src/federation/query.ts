@@ -262,6 +262,7 @@ async function fanOut(
   const remoteTasks = remotes.map(({ node, sub }) =>
     queryRemoteNode(node, q, { intent: o.intent, budget: o.budget, criticalFirst: o.criticalFirst, subNodes: sub, deadlineMs, fetch: service?.fetch }).then((outcome) => ({
       node,
+      sub,
       outcome,
     })),
   );
@@ -291,8 +292,7 @@ async function fanOut(
     }
   }
   const remote: FederatedItem[] = [];
-  const subOf = new Map(remotes.map((r) => [r.node.node_id, r.sub]));
-  for (const { node, outcome } of await Promise.all(remoteTasks)) {
+  for (const { node, sub, outcome } of await Promise.all(remoteTasks)) {
     if (outcome.ok) {
       answered++;
       service?.unhealthyUntil.delete(node.node_id);
@@ -306,7 +306,7 @@ async function fanOut(
     }
     // The request passed this node's own validation, so a remote 400 concerns what only the remote can
     // check: the sources named under it (`paris/nope`). Otherwise (e.g. version skew) the node is left out.
-    if (outcome.reason === 'rejected' && subOf.get(node.node_id)) rejected ??= `${node.name}: ${outcome.message}`;
+    if (outcome.reason === 'rejected' && sub) rejected ??= `${node.name}: ${outcome.message}`;
     failed.push({ node: node.name, reason: outcome.message });
     deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
   }

@@ -17,16 +17,14 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
   const tools: { [N in ToolName]: ToolImpl<N> } = {
     async query_knowledge(caller, args) {
       // The federated query, as POST /v1/federate would run it for this caller (user_id = the key's user).
-      const reasoning = args.includeReasoning ?? args.include_reasoning;
-      if (args.includeReasoning !== undefined && args.include_reasoning !== undefined && args.includeReasoning !== args.include_reasoning) {
-        throw new ToolError('includeReasoning contradicts include_reasoning: give one.');
-      }
+      // Both reasoning flags go on as given: the request schema refuses them when they contradict.
       const answer = await runFederatedQuery(deps, caller, {
         query: args.query,
         user_id: caller.userId,
         max_results: args.limit,
         ...(args.sources ? { node_ids: args.sources } : {}),
-        ...(reasoning !== undefined ? { include_reasoning: reasoning } : {}),
+        ...(args.include_reasoning !== undefined ? { include_reasoning: args.include_reasoning } : {}),
+        ...(args.includeReasoning !== undefined ? { includeReasoning: args.includeReasoning } : {}),
         ...(args.filters ? { filters: args.filters } : {}),
         ...(args.intent_signal ? { intent_signal: args.intent_signal } : {}),
       }).catch((err: unknown) => {

@@ -208,10 +208,11 @@ async function scoreQueries(
   };
   const bar = createProgress(model ? 'queries (hybrid)' : 'queries (lexical)', { quiet });
   for (const [i, q] of queries.entries()) {
-    const t = performance.now();
-    const retrieved = await retrieveCandidates(deps, { tenantId: TENANT, query: q.text, limit, candidates: limit, mode: model ? 'hybrid' : 'lexical', queryModel: model ?? undefined });
-    rankCandidates(retrieved, { limit: 10 });
-    lat.push(performance.now() - t);
+    const retrieved = await timed(lat, async () => {
+      const r = await retrieveCandidates(deps, { tenantId: TENANT, query: q.text, limit, candidates: limit, mode: model ? 'hybrid' : 'lexical', queryModel: model ?? undefined });
+      rankCandidates(r, { limit: 10 });
+      return r;
+    });
     const rels = qrels.get(q.id) ?? new Map<string, number>();
     for (const v of variants) {
       const ranked = docRanking(v.rank(retrieved));
