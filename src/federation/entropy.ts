@@ -113,7 +113,7 @@ export function computeUserEntropy(
 }
 
 export function entropyLevel(entropy: number, threshold = DEFAULT_DAMPING_THRESHOLD): EntropyLevel {
-  const b = threshold === DEFAULT_DAMPING_THRESHOLD ? LEVEL_BOUNDS : levelBounds(threshold);
+  const b = levelBounds(threshold);
   if (entropy < b.very_low) return 'very_low';
   if (entropy < b.low) return 'low';
   if (entropy <= b.normal) return 'normal';
