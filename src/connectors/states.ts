@@ -19,6 +19,7 @@ export type ConnectorState = (typeof CONNECTOR_STATES)[number];
 export const CONNECTOR_EVENTS = [
   'credentials_valid',
   'credentials_invalid',
+  'settings_invalid',
   'oauth_completed',
   'sync_started',
   'vendor_rate_limited',
@@ -44,6 +45,11 @@ const ACTIVE: readonly ConnectorState[] = ['connecting', 'connected', 'syncing',
 export const TRANSITIONS: Readonly<Record<ConnectorEvent, Rule>> = {
   credentials_valid: { from: ['connecting'], to: 'connected', trigger: 'credentials checked against the vendor (or none needed: `api` kind)' },
   credentials_invalid: { from: ['connecting', 'connected', 'idle', 'syncing', 'rate_limited'], to: 'error', trigger: 'the vendor rejected the credentials' },
+  settings_invalid: {
+    from: ['connecting', 'connected', 'idle', 'syncing', 'rate_limited'],
+    to: 'error',
+    trigger: "the connector's settings cannot work (e.g. a folder outside `ATRIUM_FILESYSTEM_ROOTS`)",
+  },
   oauth_completed: { from: ['connecting', 'disconnected', 'error'], to: 'connected', trigger: 'OAuth callback exchanged the code for tokens' },
   sync_started: { from: ['connected', 'idle', 'error'], to: 'syncing', trigger: 'POST /v1/connectors/{id}/sync or the scheduler' },
   vendor_rate_limited: { from: ['syncing'], to: 'rate_limited', trigger: 'the vendor answered 429; waiting for Retry-After or backoff' },

@@ -10,7 +10,7 @@ import { rateLimitDelayMs } from './limits.ts';
 import { blockConnector } from './rate-buckets.ts';
 import { addRunCounts, finishRun, markSeen, seenIds } from './runs.ts';
 import { nextFullAt, nextIncrementalAt, scheduleFor } from './schedule.ts';
-import { authErrorMessage, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+import { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string(), syncType: z.enum(['incremental', 'full']), runId: z.string() });
 const checkpointSchema = z.object({ page: z.unknown(), cursor: z.unknown(), pages: z.number().int() });
@@ -66,7 +66,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
     const sync = kind?.sync;
     if (!kind || !sync) throw new NonRetriableError(`connector kind '${connector.type}' has no sync`);
 
-    const fail = async (message: string, event: 'credentials_invalid' | 'sync_failed') => {
+    const fail = async (message: string, event: 'credentials_invalid' | 'settings_invalid' | 'sync_failed') => {
       await finishRun(deps.db, runId, 'failed', deps.clock.now(), message);
       await applyTransition(deps.db, tenantId, connectorId, event, { reason: message, lastError: message });
       await recordAudit(deps.db, { tenantId, action: Ops.connectorSyncFailed, details: { connector_id: connectorId, run_id: runId, error: message } });
@@ -201,7 +201,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       const vendor = findVendorError(err);
       if (vendor instanceof VendorAuthError) {
         const message = authErrorMessage(vendor);
-        await fail(message, 'credentials_invalid');
+        await fail(message, vendor instanceof SourceSettingsError ? 'settings_invalid' : 'credentials_invalid');
         throw new NonRetriableError(message);
       }
       const message = err instanceof Error ? err.message : String(err);

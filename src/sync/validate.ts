@@ -4,7 +4,7 @@ import type { ConnectorDeps } from '../connectors/deps.ts';
 import { applyTransition, getConnector } from '../connectors/store.ts';
 import type { JobContext } from '../platform/jobs/index.ts';
 import { buildSourceContext, findVendorError, shareRateLimit } from './context.ts';
-import { authErrorMessage, VendorAuthError } from './vendor-errors.ts';
+import { authErrorMessage, SourceSettingsError, VendorAuthError } from './vendor-errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string() });
 
@@ -38,7 +38,8 @@ export function createValidateHandler(deps: ConnectorDeps) {
         vendor instanceof VendorAuthError
           ? authErrorMessage(vendor)
           : `could not reach the vendor to check the credentials: ${err instanceof Error ? err.message : String(err)}`;
-      await applyTransition(deps.db, tenantId, connectorId, 'credentials_invalid', { reason: message, lastError: message });
+      const event = vendor instanceof SourceSettingsError ? 'settings_invalid' : 'credentials_invalid';
+      await applyTransition(deps.db, tenantId, connectorId, event, { reason: message, lastError: message });
       return { valid: false, message };
     }
   };
