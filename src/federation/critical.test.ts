@@ -22,6 +22,11 @@ describe('critical detection', () => {
     assert.equal(detectCritical(item({ metadata: { priority: 'low' } }), 0).is_critical, false);
   });
 
+  it('reads the word of a numeric priority (Linear: priority 1, priority_label "Urgent")', () => {
+    assert.deepEqual(detectCritical(item({ metadata: { priority: 1, priority_label: 'Urgent' } }), 0).signals, ['metadata.priority_label=Urgent']);
+    assert.equal(detectCritical(item({ metadata: { priority: 3, priority_label: 'Medium' } }), 0).is_critical, false);
+  });
+
   it('fires on incident-like types and critical title language', () => {
     assert.ok(detectCritical(item({ document_type: 'incident' }), 0).is_critical);
     assert.deepEqual(detectCritical(item({ title: 'Checkout outage postmortem' }), 0).signals, ['title:outage']);

@@ -12,8 +12,11 @@ export interface CriticalResult {
   readonly signals: readonly string[];
 }
 
-/** Metadata keys whose values carry a priority or severity. */
-const PRIORITY_KEYS = ['priority', 'severity', 'urgency', 'level', 'labels', 'tags', 'label'] as const;
+/**
+ * Metadata keys whose values carry a priority or severity. `*_label` keys hold the word where a source stores
+ * a number under the key itself (Linear: `priority: 1`, `priority_label: "Urgent"`).
+ */
+const PRIORITY_KEYS = ['priority', 'priority_label', 'severity', 'severity_label', 'urgency', 'level', 'labels', 'tags', 'label'] as const;
 const CRITICAL_VALUE = /^(p0|p1|sev[\s-]?0|sev[\s-]?1|s0|s1|critical|blocker|urgent|highest|emergency|security|incident|outage)$/i;
 const CRITICAL_TYPES = new Set(['incident', 'alert', 'outage', 'security_advisory', 'postmortem']);
 const CRITICAL_LANGUAGE =

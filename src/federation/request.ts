@@ -14,7 +14,7 @@ const oneOrMany = z.union([name, nameList]);
 const dateRange = z
   .object({
     after: rangeBound('after').optional().describe('ISO 8601 timestamp, or a date (YYYY-MM-DD, UTC) meaning from its start'),
-    before: rangeBound('before').optional().describe('ISO 8601 timestamp, or a date (YYYY-MM-DD, UTC) meaning through its end'),
+    before: rangeBound('before').optional().describe('ISO 8601 timestamp, or a date (YYYY-MM-DD, UTC) meaning through its end; a timestamp is exclusive'),
   })
   .strict()
   .refine((r) => !r.after || !r.before || Date.parse(r.after) <= Date.parse(r.before), {
@@ -28,7 +28,7 @@ export const intentSignalSchema = z
 
 export const filtersSchema = z
   .object({
-    date_range: dateRange.optional().describe('documents last updated within [after, before]'),
+    date_range: dateRange.optional().describe('documents last updated at or after `after` and strictly before `before`'),
     dateRange: dateRange.optional().describe('client alias of date_range'),
     authors: nameList.optional(),
     types: nameList.optional().describe('document types (alias of document_type)'),
