@@ -17,6 +17,12 @@ export interface SourceDocument {
 
 export type SyncMode = 'incremental' | 'full';
 
+/** A document this connector stored earlier: what an incremental sync compares the vendor's listing with. */
+export interface StoredRef {
+  readonly external_id: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
 /** What every kind's code gets: parsed credentials and settings, a rate-limited fetch, the vendor base URL. */
 export interface SourceContext<C, S> {
   readonly connectorId: string;
@@ -32,6 +38,11 @@ export interface SourceContext<C, S> {
   readonly signal: AbortSignal;
   readonly now: Date;
   readonly log: Logger;
+  /**
+   * The connector's stored documents whose external id starts with `prefix` (with their metadata), so an
+   * incremental sync can fetch only what changed and report what the vendor no longer lists as `deleted`.
+   */
+  stored(prefix: string): Promise<readonly StoredRef[]>;
 }
 
 export interface Page<P, Cur> {

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import type { SourceDocument } from './contract.ts';
+import type { SourceDocument, StoredRef } from './contract.ts';
 
 /**
  * The port through which connectors and sync write documents. The runtime adapts the documents module
@@ -14,6 +14,8 @@ export interface DocumentStore {
   remove(input: { tenantId: string; connectorId: string; externalIds: readonly string[] }): Promise<number>;
   removeAll(input: { tenantId: string; connectorId: string }): Promise<number>;
   listExternalIds(tenantId: string, connectorId: string): Promise<string[]>;
+  /** Stored documents whose external id starts with `prefix`, with their metadata. */
+  listStored(tenantId: string, connectorId: string, prefix: string): Promise<StoredRef[]>;
 }
 
 /** What connector services need; AppDeps satisfies it structurally. */

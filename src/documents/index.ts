@@ -18,6 +18,7 @@ export {
   deleteDocuments,
   getDocument,
   listExternalIds,
+  listStoredDocuments,
 } from './store.ts';
 export {
   DEFAULT_INDEX_SETTINGS,

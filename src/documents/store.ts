@@ -273,6 +273,24 @@ export async function listExternalIds(db: Queryable, tenantId: string, connector
   return r.rows.map((row) => row.external_id);
 }
 
+/** A connector's stored documents whose external id starts with `prefix`, with their metadata (sync reconciliation). */
+export async function listStoredDocuments(
+  db: Queryable,
+  tenantId: string,
+  connectorId: string,
+  prefix: string,
+): Promise<{ external_id: string; metadata: Record<string, unknown> }[]> {
+  const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const r = await db.query<{ external_id: string; metadata: Record<string, unknown> | string | null }>(
+    'SELECT external_id, metadata FROM documents WHERE tenant_id = $1 AND source_node = $2 AND external_id LIKE $3 ORDER BY external_id',
+    [tenantId, connectorId, like],
+  );
+  return r.rows.map((row) => ({
+    external_id: row.external_id,
+    metadata: (typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) ?? {},
+  }));
+}
+
 export async function countDocuments(db: Queryable, tenantId: string, connectorId?: string): Promise<number> {
   const r = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM documents WHERE tenant_id = $1 AND ($2::text IS NULL OR source_node = $2)',

@@ -120,5 +120,9 @@ export async function buildSourceContext(
     signal: opts.signal,
     now,
     log: opts.log,
+    stored: async (prefix) => {
+      if (!deps.connectorDocuments) throw new Error('no document store is composed: the runtime must provide connectorDocuments');
+      return deps.connectorDocuments.listStored(connector.tenantId, connector.id, prefix);
+    },
   };
 }

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../connectors/deps.ts';
-import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, upsertDocuments } from '../documents/index.ts';
+import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, listStoredDocuments, upsertDocuments } from '../documents/index.ts';
 
 /** Adapts the documents module to the connectors' DocumentStore port. `deps` is read lazily (composed later). */
 export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {
@@ -15,5 +15,6 @@ export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {
       return (await deleteConnectorDocuments(deps(), input)).deleted;
     },
     listExternalIds: (tenantId, connectorId) => listExternalIds(deps().db, tenantId, connectorId),
+    listStored: (tenantId, connectorId, prefix) => listStoredDocuments(deps().db, tenantId, connectorId, prefix),
   };
 }
