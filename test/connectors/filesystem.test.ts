@@ -51,4 +51,35 @@ describe('filesystem connector (the documents module scanner behind the sync eng
     assert.doesNotMatch(after.status_reason, /credentials|OAuth/, 'not reported as a credentials problem');
     assert.deepEqual(await ids(c.connector_id), []);
   });
+
+  it('refuses a path inside the roots that is, or passes through, a symlink leading outside them', async () => {
+    const outside = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-outside-'));
+    try {
+      await fs.writeFile(path.join(outside, 'secret.md'), '# Secret\n\nTOPSECRET_OUTSIDE_ROOT');
+      await fs.symlink(outside, path.join(dir, 'evil'));
+      await fs.symlink(path.join(outside, 'secret.md'), path.join(dir, 'evil-file.md'));
+      for (const target of ['evil', 'evil-file.md', 'evil/secret.md']) {
+        const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: target, settings: { path: path.join(dir, target) } } })).json();
+        const after = await sync(c.connector_id, true);
+        assert.equal(after.status, 'error', target);
+        assert.match(after.status_reason, /outside the allowed folders/, target);
+        assert.deepEqual(await ids(c.connector_id), [], target);
+      }
+      // A symlink met while walking an allowed folder is not followed either.
+      const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'root', settings: { path: dir } } })).json();
+      await sync(c.connector_id, true);
+      assert.ok(!(await ids(c.connector_id)).some((id) => id.startsWith('evil')));
+    } finally {
+      await fs.rm(path.join(dir, 'evil'), { force: true });
+      await fs.rm(path.join(dir, 'evil-file.md'), { force: true });
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a folder that does not exist as invalid settings', async () => {
+    const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'gone', settings: { path: path.join(dir, 'no-such-folder') } } })).json();
+    const after = await sync(c.connector_id, true);
+    assert.equal(after.status, 'error');
+    assert.match(after.status_reason, /settings are invalid: .*does not exist/);
+  });
 });

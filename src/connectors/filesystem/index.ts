@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { type FolderState, folderSettingsSchema, folderStateSchema, scanFolder } from '../../documents/files/index.ts';
@@ -26,10 +27,16 @@ export function insideRoots(target: string, roots: readonly string[]): boolean {
  * server files. Incremental scans skip files whose mtime and size are unchanged.
  */
 export function filesystemKind(roots: () => readonly string[]): KindDefinition<Record<string, never>, Settings, FolderState, FsPage> {
-  const check = (s: Settings) => {
-    if (!insideRoots(s.path, roots())) {
-      throw new SourceSettingsError(`'${s.path}' is outside the allowed folders: set ATRIUM_FILESYSTEM_ROOTS to include it`);
-    }
+  const check = async (s: Settings) => {
+    const outside = () => new SourceSettingsError(`'${s.path}' is outside the allowed folders: set ATRIUM_FILESYSTEM_ROOTS to include it`);
+    if (!insideRoots(s.path, roots())) throw outside();
+    // The path as written is inside; where it really leads must be too: a symlink in it (or the folder
+    // itself being one) could point anywhere on the server.
+    const real = await fs.realpath(s.path).catch((err: NodeJS.ErrnoException) => {
+      throw new SourceSettingsError(err.code === 'ENOENT' ? `'${s.path}' does not exist` : `'${s.path}' cannot be read (${err.code ?? err.message})`);
+    });
+    const realRoots = await Promise.all(roots().map((r) => fs.realpath(r).catch(() => path.resolve(r))));
+    if (!insideRoots(real, realRoots)) throw outside();
   };
   return {
     type: 'filesystem',
@@ -43,7 +50,7 @@ export function filesystemKind(roots: () => readonly string[]): KindDefinition<R
     hasUsableCredentials: () => true,
     async validate(ctx) {
       // A SourceSettingsError, not a credentials problem: it propagates with its class.
-      check(ctx.settings);
+      await check(ctx.settings);
       return { ok: true };
     },
     sync: {
@@ -51,7 +58,7 @@ export function filesystemKind(roots: () => readonly string[]): KindDefinition<R
       pageSchema: page,
       start: (mode: SyncMode, since: FolderState | null) => ({ mode, previous: mode === 'incremental' ? since : null }),
       async readPage(ctx, p) {
-        check(ctx.settings);
+        await check(ctx.settings);
         const r = await scanFolder(ctx.settings, p.previous);
         for (const e of r.errors) ctx.log.warn({ path: e.path, err: e.message }, 'file skipped');
         return {
