@@ -45,6 +45,18 @@ describe('foundation over HTTP', () => {
     assert.ok(!JSON.stringify(list.json()).includes(body.key), 'plaintext key never listed');
   });
 
+  it('sends security headers on API answers: nosniff, no-store, no referrer, a closed CSP on JSON', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/api-keys', headers: t.admin, payload: { name: 'h', permissions: ['query'] } });
+    const denied = await t.app.inject({ method: 'GET', url: '/v1/connectors' });
+    for (const res of [created, denied, await t.app.inject({ method: 'GET', url: '/v1/health' })]) {
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.equal(res.headers['referrer-policy'], 'no-referrer');
+      assert.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(res.headers['strict-transport-security'], undefined, 'no HSTS for an http:// public URL');
+    }
+  });
+
   it('returns an empty connector list with connector:read', async () => {
     const k = await t.keyWith(['connector:read']);
     const res = await t.app.inject({ method: 'GET', url: '/v1/connectors', headers: { authorization: k.authorization } });

@@ -109,6 +109,23 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
     await authorize(deps, request);
   });
 
+  // Baseline security headers on every response (the console's routes add their CSP on top): no MIME
+  // sniffing; API answers (keys at creation, document content) are never cached or framed; HSTS once the
+  // service is reached over HTTPS.
+  const hsts = deps.config.publicUrl.startsWith('https:');
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff');
+    if (hsts && request.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000');
+    if (request.url.startsWith('/v1/') || request.url === '/metrics') {
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+      if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'no-referrer');
+      if (!reply.hasHeader('content-security-policy') && String(reply.getHeader('content-type') ?? '').includes('json')) {
+        reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+      }
+    }
+    return payload;
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     const labels = { method: request.method, route, status: String(reply.statusCode) };

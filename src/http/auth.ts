@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { authenticateKey, can, type Permission, type Principal } from '../access/index.ts';
-import { Errors } from '../platform/errors.ts';
+import { AppError, Errors } from '../platform/errors.ts';
 import type { AppDeps } from './deps.ts';
 
 declare module 'fastify' {
@@ -29,9 +29,34 @@ export async function resolvePrincipal(deps: AppDeps, request: FastifyRequest): 
   }
   for (const authenticate of deps.authenticators ?? []) {
     const p = await authenticate(request);
-    if (p) return p;
+    if (p) {
+      assertSameOrigin(deps, request);
+      return p;
+    }
   }
   return null;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cross-site request forgery guard for credentials the browser attaches by itself (the SSO session cookie):
+ * a request that changes state must come from the console's own origin. SameSite=Lax keeps the cookie off
+ * cross-site requests, but a sibling subdomain or another port of the same host is the same *site* and gets
+ * it; so `Sec-Fetch-Site` must be `same-origin` (or `none`: typed by the user), and an `Origin` header, when
+ * sent, must be the public URL's or the request's own. Clients that send neither are not browsers.
+ */
+export function assertSameOrigin(deps: Pick<AppDeps, 'config'>, request: FastifyRequest): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  const own = [new URL(deps.config.publicUrl).origin, `${request.protocol}://${request.headers.host ?? ''}`];
+  const refused = (site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && !own.includes(origin));
+  if (refused) {
+    throw new AppError('permission_denied', 403, `the session cookie is accepted only from this service's own origin (request from ${origin ?? `a ${site} page`}): other clients send an API key`, {
+      details: { reason: 'cross_origin' },
+    });
+  }
 }
 
 /** The route-level check: 401 without a valid credential, 403 without the permission, 429 over the rate. */

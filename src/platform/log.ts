@@ -31,12 +31,52 @@ export const REDACT_PATHS = [
   '*.credentials',
 ];
 
+/** Query parameters whose values are credentials or one-time codes (OAuth, OIDC, SAML redirect binding). */
+const SECRET_QUERY_PARAMS = /^(code|state|token|access_token|id_token|refresh_token|key|api_key|apikey|secret|client_secret|password|samlresponse|samlrequest|relaystate|signature|sig)$/i;
+
+/** A request URL for the log: the values of credential-like query parameters replaced by `[redacted]`. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {}
+      return eq >= 0 && SECRET_QUERY_PARAMS.test(decoded) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
+interface LoggedRequest {
+  readonly method?: string;
+  readonly url?: string;
+  readonly host?: string;
+  readonly ip?: string;
+  readonly socket?: { remotePort?: number };
+}
+
 export function createLogger(opts: { level: string; destination?: pino.DestinationStream }): Logger {
   return pino(
     {
       level: opts.level,
       base: { service: 'atrium' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Fastify's request line, without one-time codes and tokens a callback URL carries in its query.
+      serializers: {
+        req: (req: LoggedRequest) => ({
+          method: req.method,
+          url: redactUrl(req.url ?? ''),
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     opts.destination,

@@ -510,6 +510,29 @@ describe('SAML single sign-on', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie: 'atrium_session=forged-token-forged-token-forged' } })).statusCode, 401);
   });
 
+  it('accepts the session cookie on state-changing calls only from its own origin (CSRF from a sibling origin of the same site)', async () => {
+    const id = await startLogin();
+    const cookie = sessionCookie(await post(sign(responseXml(fields(id, { attributes: { email: 'csrf@example.com', memberOf: ['atrium-admins'] } })), keys))).split(';')[0]!;
+    const create = (headers: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: '/v1/connectors', headers: { cookie, ...headers }, payload: { connector_type: 'api', display_name: 'csrf' } });
+    // A page on another port of the same host is the same site: the browser sends the Lax cookie.
+    const crossOrigin: Record<string, string>[] = [{ 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:18303' }, { origin: 'http://127.0.0.1:18303' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of crossOrigin) {
+      const res = await create(headers);
+      assert.equal(res.statusCode, 403, JSON.stringify(headers));
+      assert.equal(res.json().error.code, 'permission_denied');
+      assert.equal(res.json().error.details.reason, 'cross_origin');
+    }
+    const logout = await t.app.inject({ method: 'POST', url: '/v1/auth/logout', headers: { cookie, 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:18303' } });
+    assert.equal(logout.statusCode, 403);
+    // Reads stay open to the cookie; the console's own origin, and clients that are not browsers, may write.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie, 'sec-fetch-site': 'same-site' } })).statusCode, 200);
+    assert.equal((await create({ 'sec-fetch-site': 'same-origin', origin: PUBLIC })).statusCode, 201);
+    assert.equal((await create({})).statusCode, 201);
+    // An API key is not attached by the browser: no origin rule applies to it.
+    assert.equal((await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: { ...t.admin, origin: 'http://elsewhere.test' }, payload: { connector_type: 'api', display_name: 'k' } })).statusCode, 201);
+  });
+
   it('lets an admin disable a user: sessions end at once and sign-in is refused until re-enabled', async () => {
     const id = await startLogin();
     const first = await post(sign(responseXml(fields(id, { nameId: 'leaver@example.com', attributes: { email: 'leaver@example.com' } })), keys));
@@ -678,5 +701,12 @@ describe('SSO debug logging', () => {
     for (const secret of [token, ok.encoded.slice(0, 60), bad.encoded.slice(0, 60), 'SignatureValue', 'BEGIN CERTIFICATE', 'test-secret-key']) {
       assert.ok(!all.includes(secret), `logs must not contain ${secret.slice(0, 20)}…`);
     }
+  });
+  it('logs callback URLs without their one-time codes and tokens (OAuth code, state, OIDC, SAML redirect binding)', async () => {
+    await runtime.app.inject({ method: 'GET', url: '/v1/connectors/oauth/callback?state=st4te-value&code=SECRETCODE123&full=true' });
+    await runtime.app.inject({ method: 'GET', url: '/v1/auth/sso/oidc/callback?code=OIDCCODE456&state=s2' });
+    const all = lines.join('\n');
+    for (const secret of ['SECRETCODE123', 'st4te-value', 'OIDCCODE456']) assert.ok(!all.includes(secret), `logs must not contain ${secret}`);
+    assert.ok(all.includes('/v1/connectors/oauth/callback?state=[redacted]&code=[redacted]&full=true'), 'other parameters stay readable');
   });
 });

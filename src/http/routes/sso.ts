@@ -41,7 +41,7 @@ import {
 } from '../../auth/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
-import { principalOf, resolvePrincipal } from '../auth.ts';
+import { assertSameOrigin, principalOf, resolvePrincipal } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 const TAGS = ['sso'];
@@ -352,6 +352,7 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
       },
       async (request, reply) => {
         const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+        if (token) assertSameOrigin(deps, request);
         const revoked = token ? await revokeSession(deps.db, token, deps.clock.now()) : null;
         if (revoked) {
           await recordAudit(deps.db, {
