@@ -16,6 +16,10 @@ export interface FakeSlackMessage {
   subtype?: string;
   thread_ts?: string;
   edited?: { user: string; ts: string };
+  /** Integration (bot) messages: the posting name, the bot, and legacy attachments. */
+  username?: string;
+  bot_id?: string;
+  attachments?: { fallback?: string; pretext?: string; title?: string; text?: string }[];
 }
 export interface FakeSlackChannel {
   id: string;
@@ -47,8 +51,17 @@ export async function loadSlackExport(file = SLACK_EXPORT): Promise<{ channels: 
   for (const c of rawChannels) {
     const messages: FakeSlackMessage[] = [];
     for (const day of Object.keys(zip.files).filter((f) => f.startsWith(`${c.name}/`) && f.endsWith('.json')).sort()) {
-      for (const m of await read<{ ts: string; user?: string; text?: string; subtype?: string; thread_ts?: string }[]>(day)) {
-        messages.push({ ts: m.ts, user: m.user, text: m.text ?? '', subtype: m.subtype, thread_ts: m.thread_ts });
+      for (const m of await read<(FakeSlackMessage & { text?: string })[]>(day)) {
+        messages.push({
+          ts: m.ts,
+          user: m.user,
+          text: m.text ?? '',
+          subtype: m.subtype,
+          thread_ts: m.thread_ts,
+          ...(m.username ? { username: m.username } : {}),
+          ...(m.bot_id ? { bot_id: m.bot_id } : {}),
+          ...(m.attachments ? { attachments: m.attachments } : {}),
+        });
       }
     }
     channels.push({ id: c.id, name: c.name, is_private: false, messages: messages.sort((a, b) => Number(a.ts) - Number(b.ts)) });
@@ -99,8 +112,13 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
       if (!c) return { ok: false, error: 'channel_not_found' };
       // Newest first, top-level messages only (replies live in conversations.replies), oldest exclusive.
       const top = c.messages.filter((m) => !m.thread_ts || m.thread_ts === m.ts).filter((m) => inBounds(m, args));
+      // A thread's root carries reply_count and latest_reply (the newest reply's ts), as Slack sends them.
       const withCounts = top
-        .map((m) => ({ type: 'message', ...m, ...(c.messages.some((r) => r.thread_ts === m.ts && r.ts !== m.ts) ? { reply_count: c.messages.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts).length } : {}) }))
+        .map((m) => {
+          const replies = c.messages.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts);
+          const latestReply = replies.reduce((a, r) => (Number(r.ts) > Number(a) ? r.ts : a), '0');
+          return { type: 'message', ...m, ...(replies.length ? { reply_count: replies.length, latest_reply: latestReply } : {}) };
+        })
         .reverse();
       const p = page(withCounts, args);
       return { messages: p.slice, has_more: p.meta.response_metadata.next_cursor !== '', ...p.meta };

@@ -13,6 +13,15 @@ export const slackSettings = z
   .object({
     channels: z.array(z.string().min(1)).optional().describe('channel names or ids to sync (default: every channel the bot is in)'),
     sync_private: z.boolean().default(false),
+    incremental_lookback_days: z
+      .number()
+      .int()
+      .min(0)
+      .max(90)
+      .default(7)
+      .describe(
+        'an incremental sync re-reads this many days of each channel, so edits, deletions and new replies to threads started in that window are caught without the Events API (0 = only new messages)',
+      ),
     ...commonSettings,
   })
   .strict();

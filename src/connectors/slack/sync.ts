@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Page, SourceContext, SyncCapability, SyncMode } from '../contract.ts';
+import type { Page, SourceContext, StoredRef, SyncCapability, SyncMode } from '../contract.ts';
 import { slackCall } from './client.ts';
 import { isContentMessage, messageToDocument, type SlackChannelRef, type SlackMessage } from './map.ts';
 import type { SlackCredentials, SlackSettings } from './schemas.ts';
@@ -19,6 +19,10 @@ export const slackPage = z.object({
   threads: z.array(z.string()),
   latest: z.record(z.string(), z.string()),
   since: z.record(z.string(), z.string()),
+  /** Incremental: the window of the current channel being re-read (`oldest`), when the listing began, and the ts listed. */
+  window: z.object({ oldest: z.string(), listedAt: z.string(), seen: z.array(z.string()) }).nullable().default(null),
+  /** Incremental: reply ts seen so far in the thread being re-read (to find replies deleted at Slack). */
+  replies: z.array(z.string()).default([]),
 });
 export type SlackPage = z.infer<typeof slackPage>;
 
@@ -31,8 +35,14 @@ const later = (a: string | undefined, b: string) => (a === undefined || Number(b
 
 function nextChannel(p: SlackPage): SlackPage | null {
   const index = p.index + 1;
-  return index >= p.channels.length ? null : { ...p, phase: 'history', index, cursor: null, threads: [] };
+  return index >= p.channels.length ? null : { ...p, phase: 'history', index, cursor: null, threads: [], window: null, replies: [] };
 }
+
+const DAY_S = 86_400;
+/** A Slack timestamp (`seconds.micro`) for a time. */
+const slackTs = (seconds: number) => `${Math.floor(seconds)}.000000`;
+const isReplyRef = (ref: StoredRef) => typeof ref.metadata.thread_ts === 'string';
+const tsOf = (ref: StoredRef) => (typeof ref.metadata.ts === 'string' ? ref.metadata.ts : (ref.external_id.split(':').pop() ?? ''));
 
 export interface SlackUser {
   readonly id: string;
@@ -81,7 +91,18 @@ async function readPage(ctx: Ctx, p: SlackPage): Promise<Page<SlackPage, SlackCu
   const channel = p.channels[p.index];
   if (!channel) return { documents: [], next: null, cursor: cursorOf(p) };
   if (p.phase === 'history') {
-    const oldest = p.mode === 'incremental' ? p.since[channel.id] : undefined;
+    // Incremental: from the newest ts seen last time, or `incremental_lookback_days` back if that is earlier, so
+    // edits, deletions and new replies to recent threads are seen without the Events API. A channel never read
+    // before is read whole.
+    const since = p.mode === 'incremental' ? p.since[channel.id] : undefined;
+    const nowS = ctx.now.getTime() / 1000;
+    const lookback = ctx.settings.incremental_lookback_days;
+    const window =
+      p.window ??
+      (since !== undefined && lookback > 0
+        ? { oldest: Number(since) < nowS - lookback * DAY_S ? since : slackTs(nowS - lookback * DAY_S), listedAt: slackTs(nowS), seen: [] }
+        : null);
+    const oldest = window?.oldest ?? since;
     const r = await slackCall<{ messages: SlackMessage[]; has_more?: boolean } & Paged>(ctx, 'conversations.history', {
       channel: channel.id,
       limit: 200,
@@ -92,23 +113,43 @@ async function readPage(ctx: Ctx, p: SlackPage): Promise<Page<SlackPage, SlackCu
     const documents = content.map((m) => messageToDocument(p.teamUrl, channel, m, p.users));
     const latest = { ...p.latest };
     for (const m of r.messages) latest[channel.id] = later(latest[channel.id], m.ts);
-    const threads = [...p.threads, ...r.messages.filter((m) => (m.reply_count ?? 0) > 0).map((m) => m.ts)];
+    // Threads: all in a full sync; incrementally those with a reply since the last sync (or a new root).
+    const active = (m: SlackMessage) => since === undefined || Number(m.latest_reply ?? m.ts) > Number(since);
+    const threads = [...p.threads, ...r.messages.filter((m) => (m.reply_count ?? 0) > 0 && active(m)).map((m) => m.ts)];
+    const listed = window ? { ...window, seen: [...window.seen, ...content.map((m) => m.ts)] } : null;
     const more = nextCursor(r);
-    const next: SlackPage | null = more
-      ? { ...p, cursor: more, latest, threads }
-      : threads.length > 0
-        ? { ...p, phase: 'replies', cursor: null, latest, threads }
-        : nextChannel({ ...p, latest, threads });
-    return { documents, next, cursor: cursorOf({ ...p, latest }) };
+    if (more) return { documents, next: { ...p, cursor: more, latest, threads, window: listed }, cursor: cursorOf({ ...p, latest }) };
+    // The window is listed whole: a top-level message stored in it that Slack no longer lists was deleted (or
+    // became housekeeping). Messages stored after the listing began (Events API) are left alone.
+    let deleted: string[] = [];
+    if (listed) {
+      const seen = new Set(listed.seen);
+      deleted = (await ctx.stored(`msg:${channel.id}:`))
+        .filter((ref) => !isReplyRef(ref) && Number(tsOf(ref)) > Number(listed.oldest) && Number(tsOf(ref)) < Number(listed.listedAt) && !seen.has(tsOf(ref)))
+        .map((ref) => ref.external_id);
+    }
+    const next: SlackPage | null =
+      threads.length > 0 ? { ...p, phase: 'replies', cursor: null, latest, threads, window: listed, replies: [] } : nextChannel({ ...p, latest, threads });
+    return { documents, deleted, next, cursor: cursorOf({ ...p, latest }) };
   }
   // replies of one thread per page (paginated), the parent itself excluded
   const [thread, ...rest] = p.threads;
   if (!thread) return { documents: [], next: nextChannel(p), cursor: cursorOf(p) };
   const r = await slackCall<{ messages: SlackMessage[] } & Paged>(ctx, 'conversations.replies', { channel: channel.id, ts: thread, limit: 200, ...(p.cursor ? { cursor: p.cursor } : {}) });
-  const documents = r.messages.filter((m) => m.ts !== thread && isContentMessage(m)).map((m) => messageToDocument(p.teamUrl, channel, { ...m, thread_ts: thread }, p.users));
+  const replies = r.messages.filter((m) => m.ts !== thread && isContentMessage(m));
+  const documents = replies.map((m) => messageToDocument(p.teamUrl, channel, { ...m, thread_ts: thread }, p.users));
+  const seen = [...p.replies, ...replies.map((m) => m.ts)];
   const more = nextCursor(r);
-  const next: SlackPage | null = more ? { ...p, cursor: more } : rest.length > 0 ? { ...p, threads: rest, cursor: null } : nextChannel({ ...p, threads: [] });
-  return { documents, next, cursor: cursorOf(p) };
+  if (more) return { documents, next: { ...p, cursor: more, replies: seen }, cursor: cursorOf(p) };
+  // The thread is listed whole: in an incremental sync, its stored replies Slack no longer lists were deleted
+  // (a full sync removes whatever it did not see anyway).
+  let deleted: string[] = [];
+  if (p.mode === 'incremental') {
+    const listed = new Set(seen);
+    deleted = (await ctx.stored(`msg:${channel.id}:`)).filter((ref) => ref.metadata.thread_ts === thread && !listed.has(tsOf(ref))).map((ref) => ref.external_id);
+  }
+  const next: SlackPage | null = rest.length > 0 ? { ...p, threads: rest, cursor: null, replies: [] } : nextChannel({ ...p, threads: [] });
+  return { documents, deleted, next, cursor: cursorOf(p) };
 }
 
 export const slackSync: SyncCapability<SlackCredentials, SlackSettings, SlackCursor, SlackPage> = {
@@ -116,7 +157,20 @@ export const slackSync: SyncCapability<SlackCredentials, SlackSettings, SlackCur
   pageSchema: slackPage,
   start(mode: SyncMode, since: SlackCursor | null): SlackPage {
     const latest = since?.latest ?? {};
-    return { mode, phase: 'setup', teamUrl: 'https://slack.com', users: {}, channels: [], index: 0, cursor: null, threads: [], latest, since: mode === 'incremental' ? latest : {} };
+    return {
+      mode,
+      phase: 'setup',
+      teamUrl: 'https://slack.com',
+      users: {},
+      channels: [],
+      index: 0,
+      cursor: null,
+      threads: [],
+      latest,
+      since: mode === 'incremental' ? latest : {},
+      window: null,
+      replies: [],
+    };
   },
   readPage,
 };

@@ -156,6 +156,8 @@ async function renameChanges(ctx: Ctx, ev: ChannelRenameEvent, type: string): Pr
     threads: [],
     latest: {},
     since: {},
+    window: null,
+    replies: [],
   };
   const documents: SourceDocument[] = [];
   while (page) {
