@@ -65,10 +65,13 @@ export async function receiveWebhook(
   // The delivery carries no API key: the connector id locates the tenant, the signature proves the sender.
   const r = await deps.db.query('SELECT * FROM connectors WHERE id = $1', [input.connectorId]);
   const row = r.rows[0];
-  if (!row) return { status: 'rejected', reason: 'unknown connector' };
+  // One answer for "no such connector" and "no webhook on it": an unauthenticated caller learns nothing about
+  // which connector ids exist.
+  const noWebhook = { status: 'rejected', reason: 'no webhook is enabled at this URL' } as const;
+  if (!row) return noWebhook;
   const c = rowToConnector(row);
   const kind = getKind(c.type);
-  if (!kind?.webhook || !c.webhookSecretEnc) return { status: 'rejected', reason: 'webhooks are not enabled for this connector' };
+  if (!kind?.webhook || !c.webhookSecretEnc) return noWebhook;
   // A vendor-issued secret is read from the current credentials, so rotating it there takes effect at once.
   const secret = kind.webhook.secretFromCredentials ? credentialSecret(deps, c, kind) : deps.secrets.open(c.webhookSecretEnc);
   if (!secret) return { status: 'rejected', reason: 'no signing secret is configured for this connector' };

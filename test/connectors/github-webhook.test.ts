@@ -87,6 +87,17 @@ describe('github webhooks', () => {
     assert.equal(after.rows[0]?.n, before.rows[0]?.n);
   });
 
+  it('answers an unknown connector id and a connector without a webhook alike (nothing learnt without a signature)', async () => {
+    const api = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'api', display_name: 'push' } });
+    const answers = [];
+    for (const cid of ['github-doesnotexist0000', api.json().connector_id]) {
+      const res = await t.app.inject({ method: 'POST', url: `/v1/connectors/${cid}/webhook/deliveries`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+      assert.equal(res.statusCode, 401);
+      answers.push(res.json().error);
+    }
+    assert.deepEqual(answers[0], answers[1]);
+  });
+
   it('a push fetches added/modified files and deletes removed ones', async () => {
     const push = example('push');
     const repo = gh.repos[0];
