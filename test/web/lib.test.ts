@@ -8,6 +8,8 @@ import { highlightSegments, makeSnippet, queryTerms } from '../../web/src/lib/hi
 import { fieldsFromSchema, initialValues, valuesToObject } from '../../web/src/lib/json-schema-form.ts';
 import { clientConfigs, mcpEndpoints } from '../../web/src/lib/mcp-config.ts';
 import { parseParallelTexts } from '../../web/src/lib/parallel-texts.ts';
+import { sourceUrl } from '../../web/src/lib/source-url.ts';
+import { SSO_FAILED, ssoErrorMessage } from '../../web/src/lib/sso-errors.ts';
 import { documentSeries, parseSyncRuns } from '../../web/src/lib/sync-history.ts';
 
 describe('highlight', () => {
@@ -170,5 +172,36 @@ describe('MCP client configurations', () => {
     assert.equal(cursor.mcpServers.atrium.headers.Authorization, 'Bearer <API_KEY>');
     const claude = JSON.parse(configs.find((c) => c.id === 'claude-desktop')?.text ?? '{}');
     assert.deepEqual(claude.mcpServers.atrium.args, ['mcp', '--stdio', '--url', 'http://127.0.0.1:8080']);
+  });
+});
+
+describe('source urls', () => {
+  it('links absolute http and https URLs only', () => {
+    assert.deepEqual(sourceUrl('https://wiki.example.com/a?b=1#c'), { kind: 'link', href: 'https://wiki.example.com/a?b=1#c' });
+    assert.deepEqual(sourceUrl(' http://intranet/page '), { kind: 'link', href: 'http://intranet/page' });
+    for (const raw of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html,<b>x</b>', 'ms-msdt:/id x', 'search-ms:query=x', 'vbscript:x', 'keys?x=1', '//evil.example/x', '/v1/api-keys', 'https://']) {
+      assert.deepEqual(sourceUrl(raw), { kind: 'text', text: raw.trim() }, raw);
+    }
+  });
+
+  it('shows the path of a file url, as the filesystem connector writes it', () => {
+    assert.deepEqual(sourceUrl('file:///srv/share/a b.md'), { kind: 'text', text: '/srv/share/a b.md' });
+    assert.deepEqual(sourceUrl('file:///srv/share/%C3%A9t%C3%A9.md'), { kind: 'text', text: '/srv/share/été.md' });
+    assert.deepEqual(sourceUrl('file:///srv/100%.md'), { kind: 'text', text: '/srv/100%.md' }, 'an unencoded % stays');
+    assert.deepEqual(sourceUrl('file:///srv/notes#1.md'), { kind: 'text', text: '/srv/notes#1.md' }, 'not cut at #');
+    assert.deepEqual(sourceUrl('file://fileserver/share/x.md'), { kind: 'text', text: '//fileserver/share/x.md' });
+    assert.deepEqual(sourceUrl('file://localhost/etc/x'), { kind: 'text', text: '/etc/x' });
+  });
+});
+
+describe('sso error codes', () => {
+  it("maps the service's codes to the console's own messages", () => {
+    assert.match(ssoErrorMessage('saml_replay') ?? '', /^Single sign-on failed\. .*already used/);
+    assert.match(ssoErrorMessage('sso_user_disabled') ?? '', /disabled/);
+    assert.equal(ssoErrorMessage(null), null);
+  });
+
+  it('shows only the generic message for anything else', () => {
+    for (const code of ['Call +1-555-0100 now', '', 'toString', '__proto__', 'constructor', 'saml_replay ']) assert.equal(ssoErrorMessage(code), SSO_FAILED, code);
   });
 });

@@ -69,8 +69,35 @@ async function send(path: string, opts: RequestOptions): Promise<Response> {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'network_error', 'The Atrium service could not be reached. Check that it is running.');
   }
-  if (!res.ok) throw await toApiError(res);
+  if (!res.ok) {
+    const err = await toApiError(res);
+    // Only requests made with the tab's own credential: an explicit key (checking one before storing it) or
+    // none (public endpoints) says nothing about the signed-in state.
+    if (opts.key === undefined && credentialRejected(err)) for (const listener of unauthorizedListeners) listener(key);
+    throw err;
+  }
   return res;
+}
+
+/**
+ * The service no longer accepts the credential (a revoked or unknown key, an expired or ended session). Other
+ * 401s carry their own codes (an SSO configuration problem such as `sso_idp_certificate_expired`) and are about
+ * the request, not about who is signed in.
+ */
+function credentialRejected(err: ApiError): boolean {
+  return err.status === 401 && (err.code === 'unauthenticated' || err.code === 'http_401');
+}
+
+/** Told the stored key the rejected request carried (null: it relied on the session cookie). */
+export type UnauthorizedListener = (sentKey: string | null) => void;
+const unauthorizedListeners = new Set<UnauthorizedListener>();
+
+/** Calls `listener` whenever an API call is rejected for its credential; returns the unsubscribe function. */
+export function onUnauthorized(listener: UnauthorizedListener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => {
+    unauthorizedListeners.delete(listener);
+  };
 }
 
 async function toApiError(res: Response): Promise<ApiError> {

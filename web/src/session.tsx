@@ -1,5 +1,5 @@
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from 'react';
-import { ApiError, api, storeKey, storedKey } from './api.ts';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { ApiError, api, onUnauthorized, storedKey, storeKey } from './api.ts';
 
 export type Permission = 'query' | 'connector:read' | 'connector:write' | 'admin';
 
@@ -11,12 +11,18 @@ export interface Me {
   readonly permissions: readonly Permission[];
 }
 
+/** Shown on the sign-in page when the service stops accepting the credential the console was using. */
+export const CREDENTIAL_REJECTED = 'Your API key or session is no longer valid: it was revoked or has expired. Sign in again.';
+
 interface SessionState {
   readonly me: Me | null;
   readonly checking: boolean;
   readonly error: unknown;
+  /** Why the console signed out by itself (a rejected credential), for the sign-in page; null otherwise. */
+  readonly notice: string | null;
   signInWithKey(key: string): Promise<void>;
-  signOut(): Promise<void>;
+  /** Signs out; `notice`, when given, is shown on the sign-in page. */
+  signOut(notice?: string): Promise<void>;
   can(p: Permission): boolean;
 }
 
@@ -33,15 +39,32 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [checking, setChecking] = useState(true);
   const [error, setError] = useState<unknown>(undefined);
+  const [notice, setNotice] = useState<string | null>(null);
+  const meRef = useRef<Me | null>(null);
+  meRef.current = me;
+
+  // Any call rejected for its credential (a revoked key, an expired session) signs out: otherwise every page
+  // would keep showing the 401 while the console looks signed in.
+  useEffect(
+    () =>
+      onUnauthorized((sentKey) => {
+        // A late answer to a request sent with an earlier key says nothing about the one now in use.
+        if (sentKey !== storedKey()) return;
+        const wasSignedIn = meRef.current !== null || sentKey !== null;
+        storeKey(null);
+        meRef.current = null;
+        setMe(null);
+        if (wasSignedIn) setNotice(CREDENTIAL_REJECTED);
+      }),
+    [],
+  );
 
   useEffect(() => {
     api<Me>('/v1/me')
       .then(setMe)
       .catch((err: unknown) => {
-        // A stale key: forget it. No session at all is simply "signed out".
-        if (err instanceof ApiError && err.status === 401) {
-          if (storedKey()) storeKey(null);
-        } else setError(err);
+        // A 401 is "signed out" (a stale stored key was forgotten by the listener above), not an error.
+        if (!(err instanceof ApiError && err.status === 401)) setError(err);
       })
       .finally(() => setChecking(false));
   }, []);
@@ -50,17 +73,22 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     const who = await api<Me>('/v1/me', { key });
     storeKey(key);
     setError(undefined);
+    setNotice(null);
     setMe(who);
   }, []);
 
-  const signOut = useCallback(async () => {
-    const wasSession = me?.kind === 'session';
-    storeKey(null);
-    setMe(null);
-    if (wasSession) await api('/v1/auth/logout', { method: 'POST', key: null }).catch(() => undefined);
-  }, [me]);
+  const signOut = useCallback(
+    async (why?: string) => {
+      const wasSession = me?.kind === 'session';
+      storeKey(null);
+      setMe(null);
+      setNotice(why ?? null);
+      if (wasSession) await api('/v1/auth/logout', { method: 'POST', key: null }).catch(() => undefined);
+    },
+    [me],
+  );
 
   const can = useCallback((p: Permission) => !!me && (me.permissions.includes('admin') || me.permissions.includes(p)), [me]);
 
-  return <SessionContext.Provider value={{ me, checking, error, signInWithKey, signOut, can }}>{children}</SessionContext.Provider>;
+  return <SessionContext.Provider value={{ me, checking, error, notice, signInWithKey, signOut, can }}>{children}</SessionContext.Provider>;
 }

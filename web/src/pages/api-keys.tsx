@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { Badge, ConfirmButton, CopyButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
-import type { Permission } from '../session.tsx';
+import { type Permission, useSession } from '../session.tsx';
 
 interface ApiKey {
   readonly id: string;
@@ -18,6 +18,9 @@ interface ApiKey {
 const ALL: readonly Permission[] = ['query', 'connector:read', 'connector:write', 'admin'];
 
 export function ApiKeysPage() {
+  const session = useSession();
+  // The key this console is signed in with (GET /v1/me names a key principal by the key's id).
+  const currentKeyId = session.me && session.me.kind !== 'session' ? session.me.id : null;
   const list = useLoad((signal) => api<{ api_keys: ApiKey[] }>('/v1/api-keys', { signal }), []);
   const [name, setName] = useState('');
   const [perms, setPerms] = useState<Set<Permission>>(new Set(['query']));
@@ -30,7 +33,8 @@ export function ApiKeysPage() {
   });
   const revoke = useAction(async (id: string) => {
     await api(`/v1/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
-    list.reload();
+    if (id === currentKeyId) await session.signOut('You revoked the API key you were signed in with. Sign in with another key.');
+    else list.reload();
   });
   const toggle = (p: Permission) =>
     setPerms((s) => {
@@ -105,7 +109,15 @@ export function ApiKeysPage() {
               <tbody>
                 {list.data.api_keys.map((k) => (
                   <tr key={k.id} data-key-name={k.name}>
-                    <td>{k.name}</td>
+                    <td>
+                      {k.name}
+                      {k.id === currentKeyId && (
+                        <>
+                          {' '}
+                          <Badge tone="info">signed in with this key</Badge>
+                        </>
+                      )}
+                    </td>
                     <td>
                       <code>{k.key_prefix}…</code>
                     </td>
@@ -114,15 +126,32 @@ export function ApiKeysPage() {
                     <td title={k.last_used_at ?? ''}>{relativeTime(k.last_used_at, now)}</td>
                     <td>{k.revoked_at ? <Badge tone="bad">revoked</Badge> : <Badge tone="good">active</Badge>}</td>
                     <td>
-                      {!k.revoked_at && (
-                        <ConfirmButton
-                          label="Revoke"
-                          title={`Revoke “${k.name}”?`}
-                          body={<p>Clients using this key will get 401 from now on. This cannot be undone.</p>}
-                          confirmLabel="Revoke key"
-                          onConfirm={() => void revoke.run(k.id)}
-                        />
-                      )}
+                      {!k.revoked_at &&
+                        (k.id === currentKeyId ? (
+                          <ConfirmButton
+                            label="Revoke"
+                            title={`Revoke “${k.name}”, the key you are signed in with?`}
+                            body={
+                              <>
+                                <p>
+                                  <strong>You are signed in to this console with this key.</strong> Revoking it signs you out at once; you will need another key
+                                  (or single sign-on) to sign in again.
+                                </p>
+                                <p>Clients using this key will get 401 from now on. This cannot be undone.</p>
+                              </>
+                            }
+                            confirmLabel="Revoke my key and sign out"
+                            onConfirm={() => void revoke.run(k.id)}
+                          />
+                        ) : (
+                          <ConfirmButton
+                            label="Revoke"
+                            title={`Revoke “${k.name}”?`}
+                            body={<p>Clients using this key will get 401 from now on. This cannot be undone.</p>}
+                            confirmLabel="Revoke key"
+                            onConfirm={() => void revoke.run(k.id)}
+                          />
+                        ))}
                     </td>
                   </tr>
                 ))}

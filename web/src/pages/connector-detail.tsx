@@ -5,7 +5,7 @@ import { relativeTime } from '../lib/format.ts';
 import { documentSeries, parseSyncRuns, type SyncRun } from '../lib/sync-history.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSession } from '../session.tsx';
-import { deleteConnector, oauthUrl, parseCatalog, setPaused, StatusBadge, syncConnector } from './connector-shared.tsx';
+import { deleteConnector, noSyncReason, oauthUrl, parseCatalog, StatusBadge, setPaused, syncConnector } from './connector-shared.tsx';
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v ? v : undefined;
@@ -26,6 +26,8 @@ export function ConnectorDetailPage({ id }: { id: string }) {
   const type = str(c?.connector_type) ?? '';
   const runs = c ? parseSyncRuns(c) : [];
   const kind = catalog.data?.find((k) => k.connector_type === type);
+  // Until the catalogue answers it is unknown whether this kind syncs; if it cannot be read, the service decides.
+  const noSync = catalog.data ? noSyncReason(kind) : catalog.error !== undefined ? null : undefined;
   const oauthKind = kind ? kind.raw.oauth === true || /oauth/i.test(kind.auth_type ?? '') : false;
   const schedule = c && isRecord(c.schedule) ? c.schedule : null;
   return (
@@ -70,14 +72,23 @@ export function ConnectorDetailPage({ id }: { id: string }) {
               Last error: {str(c.last_error)}
             </div>
           )}
+          {writable && typeof noSync === 'string' && (
+            <p className="muted" data-testid="no-sync">
+              {noSync}
+            </p>
+          )}
           {writable && (
             <div className="row">
-              <button type="button" disabled={act.pending} onClick={() => void act.run(() => syncConnector(id, false))}>
-                Sync now (incremental)
-              </button>
-              <button type="button" className="secondary" disabled={act.pending} onClick={() => void act.run(() => syncConnector(id, true))}>
-                Full sync
-              </button>
+              {noSync === null && (
+                <>
+                  <button type="button" disabled={act.pending} onClick={() => void act.run(() => syncConnector(id, false))}>
+                    Sync now (incremental)
+                  </button>
+                  <button type="button" className="secondary" disabled={act.pending} onClick={() => void act.run(() => syncConnector(id, true))}>
+                    Full sync
+                  </button>
+                </>
+              )}
               <button type="button" className="secondary" disabled={act.pending} onClick={() => void act.run(() => setPaused(id, status !== 'paused'))}>
                 {status === 'paused' ? 'Resume' : 'Pause'}
               </button>

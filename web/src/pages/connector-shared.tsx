@@ -30,6 +30,8 @@ export interface CatalogKind {
   readonly auth_type?: string;
   readonly settings_schema?: unknown;
   readonly credentials_schema?: unknown;
+  /** False for kinds with nothing to pull (`api`, a push source): the service refuses their syncs. */
+  readonly sync: boolean;
   readonly raw: Record<string, unknown>;
 }
 
@@ -56,9 +58,18 @@ export function parseCatalog(body: unknown): CatalogKind[] {
         auth_type: str(k.auth_type) ?? str(k.auth),
         settings_schema: k.settings_schema ?? k.settings ?? k.settingsSchema,
         credentials_schema: k.credentials_schema ?? k.credentials ?? k.credentialsSchema,
+        sync: k.sync !== false,
         raw: k,
       };
     });
+}
+
+/** Why a connector of this kind offers no sync buttons (null: it does). Unknown kinds keep them: the service decides. */
+export function noSyncReason(kind: CatalogKind | undefined): string | null {
+  if (!kind || kind.sync) return null;
+  return kind.connector_type === 'api'
+    ? 'A push connector: documents arrive through POST /v1/connectors/{id}/documents, there is nothing to sync.'
+    : `${kind.display_name} connectors have nothing to sync.`;
 }
 
 export async function syncConnector(id: string, full: boolean): Promise<void> {

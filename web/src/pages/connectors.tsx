@@ -1,12 +1,12 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import { api } from '../api.ts';
 import { ConfirmButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
-import { useAction, useLoad } from '../hooks.ts';
+import { type Loaded, useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
-import { fieldsFromSchema, type FormField, initialValues, valuesToObject } from '../lib/json-schema-form.ts';
+import { type FormField, fieldsFromSchema, initialValues, valuesToObject } from '../lib/json-schema-form.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSession } from '../session.tsx';
-import { type CatalogKind, deleteConnector, parseCatalog, setPaused, StatusBadge, syncConnector } from './connector-shared.tsx';
+import { type CatalogKind, deleteConnector, noSyncReason, parseCatalog, StatusBadge, setPaused, syncConnector } from './connector-shared.tsx';
 import { SchemaFields } from './schema-fields.tsx';
 
 interface ConnectorItem {
@@ -22,6 +22,10 @@ export function ConnectorsPage() {
   const session = useSession();
   const writable = session.can('connector:write');
   const list = useLoad((signal) => api<{ connectors: ConnectorItem[] }>('/v1/connectors', { signal }), [], { refreshMs: 5000 });
+  const catalog = useLoad((signal) => api<unknown>('/v1/connectors/catalog', { signal }).then(parseCatalog), []);
+  // Sync buttons wait for the catalogue, which says which kinds have nothing to sync; without it the service decides.
+  const noSync = (type: string): string | null | undefined =>
+    catalog.data ? noSyncReason(catalog.data.find((k) => k.connector_type === type)) : catalog.error !== undefined ? null : undefined;
   const act = useAction(async (fn: () => Promise<void>) => {
     await fn();
     list.reload();
@@ -30,7 +34,7 @@ export function ConnectorsPage() {
   return (
     <>
       <PageTitle>Connectors</PageTitle>
-      {writable && <AddConnector onCreated={list.reload} />}
+      {writable && <AddConnector catalog={catalog} onCreated={list.reload} />}
       <section aria-labelledby="list-h">
         <h2 id="list-h">Connected sources</h2>
         <ErrorBox error={list.error} />
@@ -65,12 +69,7 @@ export function ConnectorsPage() {
                     <td title={c.last_sync_at ?? ''}>{relativeTime(c.last_sync_at, now)}</td>
                     {writable && (
                       <td className="actions">
-                        <button type="button" className="secondary small" disabled={act.pending} onClick={() => void act.run(() => syncConnector(c.connector_id, false))}>
-                          Sync now
-                        </button>
-                        <button type="button" className="secondary small" disabled={act.pending} onClick={() => void act.run(() => syncConnector(c.connector_id, true))}>
-                          Full sync
-                        </button>
+                        <SyncButtons reason={noSync(c.connector_type)} disabled={act.pending} onSync={(full) => void act.run(() => syncConnector(c.connector_id, full))} />
                         {c.status === 'paused' ? (
                           <button type="button" className="secondary small" disabled={act.pending} onClick={() => void act.run(() => setPaused(c.connector_id, false))}>
                             Resume
@@ -100,6 +99,28 @@ export function ConnectorsPage() {
   );
 }
 
+/** `reason` null: the kind syncs; a string: why it has nothing to sync; undefined: not known yet. */
+function SyncButtons({ reason, disabled, onSync }: { reason: string | null | undefined; disabled: boolean; onSync: (full: boolean) => void }) {
+  if (reason === undefined) return null;
+  if (reason !== null) {
+    return (
+      <span className="muted small" title={reason}>
+        Nothing to sync
+      </span>
+    );
+  }
+  return (
+    <>
+      <button type="button" className="secondary small" disabled={disabled} onClick={() => onSync(false)}>
+        Sync now
+      </button>
+      <button type="button" className="secondary small" disabled={disabled} onClick={() => onSync(true)}>
+        Full sync
+      </button>
+    </>
+  );
+}
+
 const CREDENTIAL_KEY: Record<string, string> = { chat: 'token', 'issue tracker': 'api_key', issue_tracker: 'api_key' };
 
 /** Credentials form fields: the catalogue's schema, else one secret named after the kind's convention. */
@@ -112,8 +133,7 @@ function credentialFields(kind: CatalogKind): FormField[] {
   return [{ name, label: name.replace(/_/g, ' '), kind: 'secret', required: !oauth, description: oauth ? 'Leave empty to connect with OAuth instead.' : undefined }];
 }
 
-function AddConnector({ onCreated }: { onCreated: () => void }) {
-  const catalog = useLoad((signal) => api<unknown>('/v1/connectors/catalog', { signal }).then(parseCatalog), []);
+function AddConnector({ catalog, onCreated }: { catalog: Loaded<CatalogKind[]>; onCreated: () => void }) {
   const [type, setType] = useState('');
   const kind = catalog.data?.find((k) => k.connector_type === type);
   return (

@@ -1,4 +1,5 @@
 import { api, isRecord } from '../api.ts';
+import { SourceLink } from '../components/source-link.tsx';
 import { ErrorBox, JsonView, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { Link } from '../router.tsx';
@@ -12,6 +13,7 @@ function s(v: unknown): string | undefined {
 export function DocumentPage({ id }: { id: string }) {
   const doc = useLoad((signal) => api<Doc>(`/v1/documents/${encodeURIComponent(id)}`, { signal }), [id]);
   const d = doc.data && isRecord(doc.data.document) ? doc.data.document : doc.data;
+  const url = d ? s(d.url) : undefined;
   return (
     <>
       <p>
@@ -46,11 +48,9 @@ export function DocumentPage({ id }: { id: string }) {
                 </div>
               ))}
           </dl>
-          {s(d.url) && (
+          {url && (
             <p>
-              <a href={s(d.url)} target="_blank" rel="noreferrer noopener">
-                Open in the source tool ↗
-              </a>
+              <SourceLink url={url}>Open in the source tool ↗</SourceLink>
             </p>
           )}
           <div className="content">{s(d.content) ?? ''}</div>

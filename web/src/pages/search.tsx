@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, isRecord } from '../api.ts';
+import { SourceLink } from '../components/source-link.tsx';
 import { Badge, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { confidenceBand } from '../lib/confidence.ts';
@@ -273,6 +274,7 @@ function ResultItem({ item, terms, now, sourceName }: { item: FederatedItem; ter
   const title = str(m.title) ?? item.id;
   const documentId = str(m.document_id) ?? item.id;
   const timestamp = str(m.timestamp) ?? str(m.updated_at);
+  const url = str(m.url);
   const translated = item.federation_confidence < 0.999;
   return (
     <li className={`result${item.suppressed_by_tombstone ? ' tombstoned' : ''}`} data-testid="result">
@@ -310,11 +312,7 @@ function ResultItem({ item, terms, now, sourceName }: { item: FederatedItem; ter
         <span className="muted">
           relevance {item.relevance_score.toFixed(2)} · semantic {item.semantic_similarity.toFixed(2)}
         </span>
-        {str(m.url) && (
-          <a href={str(m.url)} target="_blank" rel="noreferrer noopener">
-            Open in source
-          </a>
-        )}
+        {url && <SourceLink url={url}>Open in source</SourceLink>}
       </div>
       {item.reasoning !== undefined && item.reasoning !== null && (
         <details className="reasoning">

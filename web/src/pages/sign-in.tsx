@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api } from '../api.ts';
 import { ErrorBox, Field } from '../components/ui.tsx';
+import { ssoErrorMessage } from '../lib/sso-errors.ts';
 import { useSession } from '../session.tsx';
 
 interface SsoStatus {
@@ -17,7 +18,8 @@ export function SignInPage() {
   const [pending, setPending] = useState(false);
   // null: the service would not say (its status endpoint may need a credential); then offer SSO anyway.
   const [sso, setSso] = useState<SsoStatus | null>(null);
-  const ssoError = new URLSearchParams(location.search).get('sso_error');
+  // Only the console's own text for the code: the parameter comes from a link anyone can craft.
+  const ssoError = ssoErrorMessage(new URLSearchParams(location.search).get('sso_error'));
 
   useEffect(() => {
     document.title = 'Sign in · Atrium';
@@ -53,9 +55,14 @@ export function SignInPage() {
         <img src="/favicon.svg" alt="" width="32" height="32" /> Sign in to Atrium
       </h1>
       <ErrorBox error={session.error} title="The service answered with an error" />
+      {session.notice && (
+        <div className="error" role="alert" data-testid="signed-out-notice">
+          {session.notice}
+        </div>
+      )}
       {ssoError && (
-        <div className="error" role="alert">
-          Single sign-on failed: {ssoError}
+        <div className="error" role="alert" data-testid="sso-error">
+          {ssoError}
         </div>
       )}
       <section aria-labelledby="sso-h" className="card">

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api.ts';
 import { ErrorBox, Field } from '../components/ui.tsx';
 import { useAction } from '../hooks.ts';
-import { mappingFromRows, type MappingRow, rowsFromMapping, SSO_ROLES, type SsoRole } from '../lib/group-mapping.ts';
+import { type MappingRow, mappingFromRows, rowsFromMapping, SSO_ROLES, type SsoRole } from '../lib/group-mapping.ts';
 
 const PATH = '/v1/auth/sso/group-mapping';
 
