@@ -1,13 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sign } from '@octokit/webhooks-methods';
 import type { Worker } from '../../src/platform/jobs/index.ts';
-import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
+import { type FakeGitHub, type FakeRepo, seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { connectorWorker } from './support.ts';
 
 async function externalIds(t: TestApp, connectorId: string): Promise<string[]> {
   const r = await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY external_id', [connectorId]);
   return r.rows.map((x) => x.external_id);
+}
+
+async function fileDoc(t: TestApp, connectorId: string, externalId: string) {
+  const r = await t.db.query<{ author: string | null; updated_at: Date | string | null; content: string }>(
+    'SELECT author, updated_at, content FROM documents WHERE source_node = $1 AND external_id = $2',
+    [connectorId, externalId],
+  );
+  const row = r.rows[0];
+  assert.ok(row, externalId);
+  return { author: row.author, updated_at: row.updated_at === null ? null : new Date(row.updated_at).toISOString(), content: row.content };
 }
 
 describe('github connector against the fake GitHub', () => {
@@ -110,6 +121,135 @@ describe('github connector against the fake GitHub', () => {
     assert.equal(after.status, 'idle');
     assert.equal(after.sync_runs[0].rate_limited_waits, 1);
     assert.equal(after.sync_runs[0].status, 'completed');
+  });
+
+  const repoNamed = (name: string): FakeRepo => {
+    const r = gh.repos.find((x) => x.full_name === name);
+    assert.ok(r, name);
+    return r;
+  };
+  const blobRequests = () => gh.requests.filter((r) => r.includes('/git/blobs/'));
+
+  it('an incremental sync reads a repository it has not seen before in full, however old its content', async () => {
+    const fresh = seededRepo('acme/new', 3);
+    const first = fresh.issues[0];
+    assert.ok(first);
+    first.updated_at = '2025-03-01T00:00:00Z'; // older than the cursor, like everything in acme/new
+    gh.repos.push(fresh);
+    gh.requests.length = 0;
+    const after = await sync(false);
+    assert.equal(after.sync_runs[0].status, 'completed');
+    const ids = await externalIds(t, id);
+    const want = ['repo:acme/new', 'issue:acme/new#1', 'issue:acme/new#2', 'issue:acme/new#3', 'discussion:acme/new#1', 'file:acme/new:README.md', 'file:acme/new:docs/guide.md'];
+    for (const w of want) assert.ok(ids.includes(w), w);
+    assert.equal(after.sync_runs[0].added, want.length, 'nothing else was new');
+    assert.ok(gh.requests.some((r) => r.startsWith('GET /repos/acme/new/issues?') && !r.includes('since=')), 'no since for the new repository');
+    assert.ok(gh.requests.some((r) => r.startsWith('GET /repos/acme/api/issues?') && r.includes('since=')), 'known repositories stay incremental');
+
+    gh.requests.length = 0;
+    const again = await sync(false);
+    assert.equal(again.sync_runs[0].added, 0);
+    assert.ok(gh.requests.some((r) => r.startsWith('GET /repos/acme/new/issues?') && r.includes('since=')), 'once read, the repository is incremental too');
+    assert.deepEqual(blobRequests(), [], 'its unchanged tree is not read again');
+
+    // Out of sight for a while (access lost), then back: what changed meanwhile may be older than the cursor.
+    gh.repos.splice(gh.repos.indexOf(fresh), 1);
+    await sync(false);
+    fresh.issues.push({ number: 4, title: 'Filed while hidden', body: '', state: 'open', user: 'amy', created_at: '2025-04-01T00:00:00Z', updated_at: '2025-04-01T00:00:00Z' });
+    gh.repos.push(fresh);
+    gh.requests.length = 0;
+    const back = await sync(false);
+    assert.equal(back.sync_runs[0].added, 1);
+    assert.ok((await externalIds(t, id)).includes('issue:acme/new#4'));
+    assert.deepEqual(blobRequests(), [], 'stored files whose blob is unchanged are not fetched again');
+  });
+
+  it('an incremental sync fetches only new or changed blobs of a changed tree and deletes files it no longer has', async () => {
+    const web = repoNamed('acme/web');
+    web.files.set('docs/guide.md', 'A guide to deployment, revised.');
+    web.files.set('docs/new.md', 'A page added since the last sync.');
+    web.files.set('src/app.ts', 'export {};'); // not a wanted extension
+    gh.requests.length = 0;
+    const changed = await sync(false);
+    assert.equal(changed.sync_runs[0].added, 1);
+    assert.equal(changed.sync_runs[0].updated, 1);
+    const blobs = blobRequests();
+    assert.equal(blobs.length, 2, `only the new and the changed blob: ${blobs.join(', ')}`);
+    assert.ok(blobs.every((r) => r.startsWith('GET /repos/acme/web/git/blobs/')));
+    assert.equal((await fileDoc(t, id, 'file:acme/web:docs/guide.md')).content, 'A guide to deployment, revised.');
+    assert.ok((await externalIds(t, id)).includes('file:acme/web:docs/new.md'));
+
+    web.files.delete('README.md');
+    gh.requests.length = 0;
+    const removed = await sync(false);
+    assert.equal(removed.sync_runs[0].sync_type, 'incremental');
+    assert.equal(removed.sync_runs[0].deleted, 1);
+    assert.deepEqual(blobRequests(), []);
+    const ids = await externalIds(t, id);
+    assert.ok(!ids.includes('file:acme/web:README.md'), 'a file deleted from the repository goes without waiting for the full sync');
+    assert.ok(ids.includes('file:acme/web:docs/guide.md'));
+  });
+
+  it('file documents carry the date and author of their last commit, one GraphQL request per page of files', async () => {
+    const api = repoNamed('acme/api');
+    const quoted = `docs/it's "quoted" {x}.md`;
+    api.files.set('docs/dated.md', 'A dated page.');
+    api.files.set(quoted, 'A page whose name has quotes.');
+    api.commits = new Map([
+      ['docs/dated.md', { date: '2025-05-05T10:00:00Z', author: 'Ada Lovelace', login: 'ada' }],
+      [quoted, { date: '2025-06-06T12:30:00Z', author: 'Grace Hopper', login: null }],
+    ]);
+    gh.graphql.length = 0;
+    const after = await sync(false);
+    assert.equal(after.sync_runs[0].added, 2);
+    const history = gh.graphql.filter((q) => q.query.includes('history('));
+    assert.equal(history.length, 1, 'one history request for the page');
+    assert.equal(history[0]?.query.includes('quoted'), false, 'paths are variables, not query text');
+    const paths = Object.values(history[0]?.variables ?? {}).filter((v) => typeof v === 'string' && v.startsWith('docs/'));
+    assert.deepEqual(paths.sort(), ['docs/dated.md', quoted].sort());
+    assert.deepEqual(await fileDoc(t, id, 'file:acme/api:docs/dated.md'), { author: 'ada', updated_at: '2025-05-05T10:00:00.000Z', content: 'A dated page.' });
+    const q = await fileDoc(t, id, `file:acme/api:${quoted}`);
+    assert.deepEqual([q.author, q.updated_at], ['Grace Hopper', '2025-06-06T12:30:00.000Z'], 'the git author name when it is no GitHub account');
+    const earlier = await fileDoc(t, id, 'file:acme/new:README.md');
+    assert.deepEqual([earlier.author, earlier.updated_at], ['octocat', '2024-06-01T00:00:00.000Z'], "earlier syncs dated files too (the fake's default commit)");
+  });
+
+  it('a failed history lookup keeps the files undated; a GraphQL rate limit waits and retries', async () => {
+    const api = repoNamed('acme/api');
+    api.files.set('docs/undated.md', 'History timed out for this one.');
+    gh.failHistoryNext(1, 502);
+    const failed = await sync(false);
+    assert.equal(failed.sync_runs[0].status, 'completed');
+    assert.deepEqual(await fileDoc(t, id, 'file:acme/api:docs/undated.md'), { author: null, updated_at: null, content: 'History timed out for this one.' });
+
+    api.files.set('docs/limited.md', 'Dated after a wait.');
+    api.commits?.set('docs/limited.md', { date: '2025-07-07T07:00:00Z', author: 'Amy', login: 'amy' });
+    gh.graphqlRateLimitNext(1);
+    const limited = await sync(false);
+    assert.equal(limited.sync_runs[0].status, 'completed');
+    assert.equal(limited.sync_runs[0].rate_limited_waits, 1, 'RATE_LIMITED (HTTP 200) is a rate limit, not a failed lookup');
+    assert.deepEqual(await fileDoc(t, id, 'file:acme/api:docs/limited.md'), { author: 'amy', updated_at: '2025-07-07T07:00:00.000Z', content: 'Dated after a wait.' });
+  });
+
+  it('a push webhook dates the files it upserts like the sync', async () => {
+    const enabled = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/webhook`, headers: t.admin });
+    assert.equal(enabled.statusCode, 201, enabled.body);
+    const api = repoNamed('acme/api');
+    api.files.set('docs/pushed.md', 'Pushed page.');
+    api.commits?.set('docs/pushed.md', { date: '2025-08-08T08:00:00Z', author: 'Lin', login: 'lin' });
+    const body = JSON.stringify({
+      ref: 'refs/heads/main',
+      repository: { full_name: 'acme/api', private: false, default_branch: 'main', html_url: 'https://github.com/acme/api' },
+      commits: [{ added: ['docs/pushed.md'], modified: [], removed: [] }],
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: new URL(enabled.json().delivery_url).pathname,
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'd-push', 'x-hub-signature-256': await sign(enabled.json().secret, body) },
+      payload: body,
+    });
+    assert.equal(res.json().status, 'applied', res.body);
+    assert.deepEqual(await fileDoc(t, id, 'file:acme/api:docs/pushed.md'), { author: 'lin', updated_at: '2025-08-08T08:00:00.000Z', content: 'Pushed page.' });
   });
 
   it('bad credentials put the connector in error with an actionable message, without retries', async () => {

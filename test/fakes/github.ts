@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buildSchema, type ExecutionResult, graphql } from 'graphql';
 import { createGitRepos, serveGit } from './git-http.ts';
 
 /**
  * A local GitHub REST v3 + GraphQL fake speaking the real wire format (docs.github.com/rest): token auth
  * with `401 Bad credentials`, `Link: <…>; rel="next"` page pagination, `x-ratelimit-*` headers, secondary
- * rate limits as 429 with `Retry-After`, git trees/blobs, and the discussions GraphQL connection. Wikis are
+ * rate limits as 429 with `Retry-After`, git trees/blobs. `POST /graphql` is executed by graphql-js against the
+ * subset of GitHub's schema the connector uses (discussions; a commit's `history(path:)` for files' last commits),
+ * so a query with a wrong field, argument or variable type fails as it would at GitHub. Wikis are
  * git repositories at `/<owner>/<repo>.wiki.git` served over git's smart HTTP protocol by the real
  * `git http-backend` (Basic auth, password = the token); `wiki()` commits pages to them.
  */
@@ -29,6 +32,14 @@ export interface FakeDiscussion {
   created_at: string;
   updated_at: string;
 }
+/** The last commit that touched a file: `author` is the git author name, `login` its GitHub account (null: none). */
+export interface FakeCommit {
+  date: string;
+  author: string;
+  login?: string | null;
+}
+/** The last commit of a file that `FakeRepo.commits` does not list. */
+export const DEFAULT_COMMIT: FakeCommit = { date: '2024-06-01T00:00:00Z', author: 'The Octocat', login: 'octocat' };
 export interface FakeRepo {
   full_name: string;
   private: boolean;
@@ -41,6 +52,8 @@ export interface FakeRepo {
   has_wiki?: boolean;
   issues: FakeIssue[];
   files: Map<string, string>;
+  /** Per file path, its last commit on the default branch (default: DEFAULT_COMMIT). */
+  commits?: Map<string, FakeCommit>;
   discussions: FakeDiscussion[];
 }
 
@@ -50,8 +63,17 @@ export interface FakeGitHub {
   readonly repos: FakeRepo[];
   /** Every request as `METHOD /path?query`. */
   readonly requests: string[];
+  /** Every GraphQL request's body. */
+  readonly graphql: { query: string; variables: Record<string, unknown> }[];
   /** The next `count` API requests answer 429 with `Retry-After: seconds`. */
   rateLimitNext(count: number, retryAfterSeconds?: number | null): void;
+  /**
+   * The next `count` GraphQL requests answer as GitHub does when the GraphQL quota is spent: HTTP 200, a
+   * `RATE_LIMITED` error, `x-ratelimit-remaining: 0` and `x-ratelimit-reset` one second ahead.
+   */
+  graphqlRateLimitNext(count: number): void;
+  /** The next `count` commit-history GraphQL queries answer HTTP `status` (GitHub's 502 when a query times out). */
+  failHistoryNext(count: number, status?: number): void;
   /** Delay every response by this many ms (to kill a worker mid-sync). */
   delayMs: number;
   /** Commits wiki page changes (content, or null to delete) to `<repo>.wiki.git`; returns the commit sha. */
@@ -66,6 +88,54 @@ export interface FakeGitHub {
 }
 
 const sha = (s: string) => createHash('sha1').update(s).digest('hex');
+
+/** The part of GitHub's GraphQL schema (docs.github.com/graphql/reference) the connector queries. */
+const SDL = `
+scalar DateTime
+scalar URI
+scalar GitObjectID
+scalar GitTimestamp
+enum OrderDirection { ASC DESC }
+enum DiscussionOrderField { CREATED_AT UPDATED_AT }
+input DiscussionOrder { field: DiscussionOrderField! direction: OrderDirection! }
+type PageInfo { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: String endCursor: String }
+interface Actor { login: String! }
+type User implements Actor { login: String! name: String }
+type DiscussionCategory { name: String! }
+type Discussion { number: Int! title: String! body: String! url: URI! createdAt: DateTime! updatedAt: DateTime! author: Actor category: DiscussionCategory! }
+type DiscussionConnection { nodes: [Discussion] pageInfo: PageInfo! totalCount: Int! }
+type GitActor { name: String email: String date: GitTimestamp user: User }
+interface GitObject { oid: GitObjectID! }
+type Commit implements GitObject {
+  oid: GitObjectID! committedDate: DateTime! authoredDate: DateTime! messageHeadline: String! author: GitActor committer: GitActor
+  history(first: Int, last: Int, after: String, before: String, path: String, since: GitTimestamp, until: GitTimestamp): CommitHistoryConnection!
+}
+type CommitHistoryConnection { nodes: [Commit] pageInfo: PageInfo! totalCount: Int! }
+type Repository {
+  nameWithOwner: String!
+  discussions(first: Int, last: Int, after: String, before: String, orderBy: DiscussionOrder): DiscussionConnection!
+  object(expression: String, oid: GitObjectID): GitObject
+}
+type Query { repository(owner: String!, name: String!, followRenames: Boolean): Repository }
+`;
+const schema = buildSchema(SDL);
+
+/** An error GitHub reports with a `type` (NOT_FOUND, MISSING_PAGINATION_BOUNDARIES…). */
+class TypedError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function bounded(args: { first?: number | null; last?: number | null }, connection: string): number {
+  const n = args.first ?? args.last;
+  if (n === null || n === undefined) throw new TypedError('MISSING_PAGINATION_BOUNDARIES', `You must provide a \`first\` or \`last\` value to properly paginate the \`${connection}\` connection.`);
+  if (n < 1 || n > 100) throw new TypedError('EXCESSIVE_PAGINATION', `Requesting ${n} records on the \`${connection}\` connection exceeds the \`first\` limit of 100 records.`);
+  return n;
+}
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): boolean {
   res.writeHead(status, {
@@ -109,6 +179,69 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
   let gitToken = token;
   let gitLimited = 0;
   let gitRetryAfter = 1;
+  const graphqlLog: FakeGitHub['graphql'] = [];
+  let graphqlLimited = 0;
+  let historyFailures = 0;
+  let historyStatus = 502;
+
+  const commitJson = (repo: FakeRepo, path: string, c: FakeCommit) => ({
+    __typename: 'Commit',
+    oid: sha(`commit:${repo.full_name}:${path}:${c.date}`),
+    committedDate: c.date,
+    authoredDate: c.date,
+    messageHeadline: `Update ${path}`,
+    author: { name: c.author, email: `${c.login ?? 'someone'}@example.com`, date: c.date, user: c.login ? { login: c.login, name: c.author } : null },
+    committer: { name: 'GitHub', email: 'noreply@github.com', date: c.date, user: null },
+  });
+  /** The head commit of the default branch: its history filtered by path is the file's last commit. */
+  const headCommit = (repo: FakeRepo) => {
+    const last = (path: string) => repo.commits?.get(path) ?? DEFAULT_COMMIT;
+    const newest = [...repo.files.keys()].map((path) => ({ path, c: last(path) })).sort((a, b) => b.c.date.localeCompare(a.c.date))[0];
+    return {
+      ...commitJson(repo, newest?.path ?? '', newest?.c ?? DEFAULT_COMMIT),
+      history: (args: { first?: number | null; last?: number | null; path?: string | null }) => {
+        const n = bounded(args, 'history');
+        if (args.last !== null && args.last !== undefined) throw new TypedError('INVALID_CURSOR_ARGUMENTS', 'backwards pagination unsupported for CommitHistoryConnection');
+        const paths = args.path ? [...repo.files.keys()].filter((f) => f === args.path || f.startsWith(`${args.path}/`)) : [...repo.files.keys()];
+        const nodes = paths
+          .map((path) => commitJson(repo, path, last(path)))
+          .sort((a, b) => b.committedDate.localeCompare(a.committedDate))
+          .slice(0, n);
+        return { nodes, totalCount: nodes.length, pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } };
+      },
+    };
+  };
+  const graphqlRoot = {
+    repository: ({ owner, name }: { owner: string; name: string }) => {
+      const repo = repos.find((r) => r.full_name === `${owner}/${name}`);
+      if (!repo) throw new TypedError('NOT_FOUND', `Could not resolve to a Repository with the name '${owner}/${name}'.`);
+      return {
+        nameWithOwner: repo.full_name,
+        object: ({ expression }: { expression?: string | null }) => (expression === (repo.default_branch ?? 'main') || expression === 'HEAD' ? headCommit(repo) : null),
+        discussions: (args: { first?: number | null; after?: string | null }) => {
+          const n = bounded(args, 'discussions');
+          const sorted = [...repo.discussions].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+          const start = args.after ? Number(Buffer.from(args.after, 'base64').toString()) : 0;
+          const nodes = sorted.slice(start, start + n);
+          const end = start + nodes.length;
+          return {
+            totalCount: sorted.length,
+            pageInfo: { hasNextPage: end < sorted.length, hasPreviousPage: start > 0, startCursor: null, endCursor: nodes.length ? Buffer.from(String(end)).toString('base64') : null },
+            nodes: nodes.map((d) => ({
+              number: d.number,
+              title: d.title,
+              body: d.body,
+              url: `https://github.com/${repo.full_name}/discussions/${d.number}`,
+              createdAt: d.created_at,
+              updatedAt: d.updated_at,
+              author: { __typename: 'User', login: d.user },
+              category: { name: 'General' },
+            })),
+          };
+        },
+      };
+    },
+  };
 
   const repoJson = (r: FakeRepo) => ({
     id: Number.parseInt(sha(r.full_name).slice(0, 8), 16),
@@ -178,32 +311,31 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
       return send(res, 200, pg.page, pg.link ? { link: pg.link } : {});
     }
     if (req.method === 'POST' && p === '/graphql') {
-      const q = JSON.parse(body) as { query: string; variables: { owner: string; name: string; after: string | null } };
-      const repo = repos.find((r) => r.full_name === `${q.variables.owner}/${q.variables.name}`);
-      if (!repo) return send(res, 200, { data: { repository: null }, errors: [{ type: 'NOT_FOUND', message: 'Could not resolve to a Repository' }] });
-      const sorted = [...repo.discussions].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
-      const start = q.variables.after ? Number(Buffer.from(q.variables.after, 'base64').toString()) : 0;
-      const nodes = sorted.slice(start, start + 50);
-      const end = start + nodes.length;
-      return send(res, 200, {
-        data: {
-          repository: {
-            discussions: {
-              pageInfo: { hasNextPage: end < sorted.length, endCursor: nodes.length ? Buffer.from(String(end)).toString('base64') : null },
-              nodes: nodes.map((d) => ({
-                number: d.number,
-                title: d.title,
-                body: d.body,
-                url: `https://github.com/${repo.full_name}/discussions/${d.number}`,
-                createdAt: d.created_at,
-                updatedAt: d.updated_at,
-                author: { login: d.user },
-                category: { name: 'General' },
-              })),
-            },
-          },
-        },
+      const q = JSON.parse(body) as { query?: string; variables?: Record<string, unknown> };
+      graphqlLog.push({ query: q.query ?? '', variables: q.variables ?? {} });
+      if (graphqlLimited > 0) {
+        graphqlLimited--;
+        return send(
+          res,
+          200,
+          { errors: [{ type: 'RATE_LIMITED', message: 'API rate limit already exceeded for user ID 1.' }] },
+          { 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-resource': 'graphql', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 1) },
+        );
+      }
+      if (historyFailures > 0 && /\bhistory\s*\(/.test(q.query ?? '')) {
+        historyFailures--;
+        return send(res, historyStatus, { message: "We couldn't respond to your request in time. Sorry about that. Please try resubmitting your request and contact us if the problem persists." });
+      }
+      void graphql({ schema, source: q.query ?? '', rootValue: graphqlRoot, variableValues: q.variables ?? {} }).then((result: ExecutionResult) => {
+        const errors = result.errors?.map((e) => ({
+          ...(e.originalError instanceof TypedError ? { type: e.originalError.type } : {}),
+          path: e.path,
+          locations: e.locations,
+          message: e.message,
+        }));
+        send(res, 200, { ...('data' in result ? { data: result.data } : {}), ...(errors ? { errors } : {}) });
       });
+      return true;
     }
     const m = /^\/repos\/([^/]+\/[^/]+)\/(.+)$/.exec(p);
     const repo = m ? repos.find((r) => r.full_name === m[1]) : undefined;
@@ -281,9 +413,17 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     token,
     repos,
     requests,
+    graphql: graphqlLog,
     rateLimitNext(count, seconds = 1) {
       limited = count;
       retryAfter = seconds;
+    },
+    graphqlRateLimitNext(count) {
+      graphqlLimited = count;
+    },
+    failHistoryNext(count, status = 502) {
+      historyFailures = count;
+      historyStatus = status;
     },
     get delayMs() {
       return state.delayMs;

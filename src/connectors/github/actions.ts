@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ActionDefinition } from '../contract.ts';
+import { githubClient, mapGitHubError } from './client.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
-import { githubClient, mapGitHubError } from './sync.ts';
 
 const repoName = z.string().regex(/^[\w.-]+\/[\w.-]+$/).describe('owner/name');
 

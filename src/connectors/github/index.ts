@@ -1,7 +1,8 @@
 import type { KindDefinition } from '../contract.ts';
 import { githubActions } from './actions.ts';
+import { githubClient, mapGitHubError } from './client.ts';
 import { type GitHubCredentials, type GitHubSettings, githubCredentials, githubSettings } from './schemas.ts';
-import { type GitHubCursor, type GitHubPage, githubClient, githubSync, mapGitHubError } from './sync.ts';
+import { type GitHubCursor, type GitHubPage, githubSync } from './sync.ts';
 import { githubWebhook } from './webhook.ts';
 
 const REQUIRED_SCOPES = ['repo', 'read:org', 'read:discussion'];

@@ -85,15 +85,33 @@ export function fileExternalId(repo: string, path: string): string {
   return `file:${repo}:${path}`;
 }
 
-export function fileToDocument(repo: string, branch: string, path: string, content: string, sha: string, isPrivate: boolean, webBase: string): SourceDocument {
+/** The last commit on the branch that touched a file: when it was committed, and by whom (GitHub login, else git name). */
+export interface LastCommit {
+  readonly date: string;
+  readonly author: string | undefined;
+}
+
+/** A repository file at `sha` (its blob); `updated_at` and `author` come from its last commit, when known. */
+export function fileToDocument(f: {
+  repo: string;
+  branch: string;
+  path: string;
+  content: string;
+  sha: string;
+  isPrivate: boolean;
+  webBase: string;
+  commit?: LastCommit | undefined;
+}): SourceDocument {
   return {
-    external_id: fileExternalId(repo, path),
-    title: `${repo}/${path}`,
-    content,
-    url: `${webBase}/${repo}/blob/${branch}/${path}`,
+    external_id: fileExternalId(f.repo, f.path),
+    title: `${f.repo}/${f.path}`,
+    content: f.content,
+    url: `${f.webBase}/${f.repo}/blob/${f.branch}/${f.path}`,
+    author: f.commit?.author,
     document_type: 'file',
-    metadata: { repository: repo, path, branch, sha },
-    acl: acl(repo, isPrivate),
+    updated_at: f.commit?.date,
+    metadata: { repository: f.repo, path: f.path, branch: f.branch, sha: f.sha },
+    acl: acl(f.repo, f.isPrivate),
   };
 }
 

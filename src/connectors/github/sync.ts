@@ -1,10 +1,9 @@
-import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { rateLimitFromResponse, VendorAuthError } from '../../sync/vendor-errors.ts';
 import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
+import { call, githubClient } from './client.ts';
+import { diffWithStored, fetchFiles, HISTORY_BATCH, type TreeEntry, wantedFiles } from './files.ts';
 import {
   discussionToDocument,
-  fileToDocument,
   type GhDiscussion,
   type GhIssue,
   type GhRepo,
@@ -12,7 +11,6 @@ import {
   laterIso,
   repoToDocument,
   repoWanted,
-  wantedFile,
   wikiExternalId,
   wikiPageToDocument,
 } from './map.ts';
@@ -28,6 +26,11 @@ const repoRef = z.object({
   has_discussions: z.boolean(),
   has_wiki: z.boolean().default(false),
   html_url: z.string().default(''),
+  /**
+   * Incremental only: the cursor does not know this repository (it became visible, or passes the filters, since the
+   * last sync), so everything in it is read, not just what changed after the cursor's `since`.
+   */
+  fresh: z.boolean().default(false),
 });
 /** Per repository: the wiki's HEAD commit and its pages (path → blob id) as last stored. */
 const wikiState = z.object({ head: z.string(), pages: z.record(z.string(), z.string()) });
@@ -50,32 +53,8 @@ export const githubCursor = z.object({ since: z.string().nullable(), trees: z.re
 export type GitHubCursor = z.infer<typeof githubCursor>;
 
 const PER_PAGE = 50;
-const FILES_PER_PAGE = 20;
-
-export function githubClient(ctx: Ctx): Octokit {
-  return new Octokit({
-    auth: ctx.credentials.access_token,
-    baseUrl: ctx.apiBaseUrl ?? 'https://api.github.com',
-    request: { fetch: ctx.fetch, signal: ctx.signal },
-    userAgent: 'atrium-connector',
-  });
-}
-
-/** Maps Octokit's RequestError (status + response headers) to the engine's vendor errors. */
-export function mapGitHubError(err: unknown): unknown {
-  const e = err as { status?: number; message?: string; response?: { headers?: Record<string, string | undefined> } };
-  if (e?.status === 401) return new VendorAuthError(`GitHub answered 401 (${e.message ?? 'Bad credentials'}): the token is invalid or revoked`);
-  const headers = e?.response?.headers ?? {};
-  return (typeof e?.status === 'number' && rateLimitFromResponse(e.status, (name) => headers[name])) || err;
-}
-
-async function call<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw mapGitHubError(err);
-  }
-}
+/** One page of files = its blobs + one commit-history request. */
+const FILES_PER_PAGE = HISTORY_BATCH;
 
 const hasNext = (link: string | undefined) => typeof link === 'string' && /rel="next"/.test(link);
 
@@ -110,6 +89,8 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
   if (page.phase === 'repos') {
     const r = await call(() => gh.request('GET /user/repos', { per_page: 100, page: page.page, visibility: s.sync_private_repos ? 'all' : 'public', sort: 'full_name' }));
     const repos = (r.data as unknown as GhRepo[]).filter((repo) => repoWanted(s, repo));
+    // The cursor knows a repository once a sync has read its tree (`trees`).
+    const fresh = (x: GhRepo) => page.mode === 'incremental' && !Object.hasOwn(page.trees, x.full_name);
     const all = [
       ...page.repos,
       ...repos.map((x) => ({
@@ -119,19 +100,24 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
         has_discussions: x.has_discussions ?? false,
         has_wiki: x.has_wiki ?? false,
         html_url: x.html_url,
+        fresh: fresh(x),
       })),
     ];
-    const documents = page.mode === 'full' || !page.since ? repos.map(repoToDocument) : repos.filter((x) => x.updated_at && x.updated_at >= (page.since ?? '')).map(repoToDocument);
-    const next: GitHubPage | null = hasNext(r.headers.link)
-      ? { ...page, repos: all, page: page.page + 1 }
-      : all.length > 0
-        ? { ...advanceRepo({ ...page, repos: all }, 'issues'), repoIndex: 0 }
-        : null;
-    return { documents, next, cursor: cursorOf(page) };
+    const since = page.mode === 'incremental' ? page.since : null;
+    const documents = repos.filter((x) => !since || fresh(x) || (x.updated_at && x.updated_at >= since)).map(repoToDocument);
+    if (hasNext(r.headers.link)) return { documents, next: { ...page, repos: all, page: page.page + 1 }, cursor: cursorOf(page) };
+    // Forget repositories no longer listed (access lost, filtered out): should one come back, it is read in full,
+    // since what changed in it meanwhile may be older than the cursor's `since`.
+    const listed = new Set(all.map((x) => x.full_name));
+    const trees = Object.fromEntries(Object.entries(page.trees).filter(([name]) => listed.has(name)));
+    const next: GitHubPage = { ...advanceRepo({ ...page, repos: all, trees }, 'issues'), repoIndex: 0 };
+    return { documents, next: all.length > 0 ? next : null, cursor: cursorOf(next) };
   }
   const repo = page.repos[page.repoIndex];
   if (!repo) return { documents: [], next: null, cursor: cursorOf(page) };
   const [owner = '', name = ''] = repo.full_name.split('/');
+  // What changed after `since` is read; a repository the cursor does not know is read in full.
+  const since = repo.fresh ? null : page.since;
 
   if (page.phase === 'issues') {
     const r = await call(() =>
@@ -143,7 +129,7 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
         direction: 'asc',
         per_page: PER_PAGE,
         page: page.page,
-        ...(page.since ? { since: page.since } : {}),
+        ...(since ? { since } : {}),
       }),
     );
     const issues = r.data as unknown as GhIssue[];
@@ -156,21 +142,19 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
   if (page.phase === 'files') {
     if (page.files === null) {
       const tree = await call(() => gh.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { owner, repo: name, tree_sha: repo.default_branch, recursive: 'true' }));
-      const data = tree.data as unknown as { sha: string; tree: { path: string; type: string; sha: string; size?: number }[] };
-      const trees = { ...page.trees, [repo.full_name]: data.sha };
-      if (page.mode === 'incremental' && page.trees[repo.full_name] === data.sha) return { documents: [], next: nextPhase({ ...page, trees }), cursor: cursorOf({ ...page, trees }) };
-      const maxBytes = s.max_file_size_mb * 1024 * 1024;
-      const files = data.tree.filter((f) => f.type === 'blob' && wantedFile(f.path, f.size ?? 0, s.file_extensions, maxBytes)).map((f) => ({ path: f.path, sha: f.sha }));
-      return { documents: [], next: { ...page, files, trees }, cursor: cursorOf({ ...page, trees }) };
+      const data = tree.data as unknown as { sha: string; truncated?: boolean; tree: TreeEntry[] };
+      const known = { ...page, trees: { ...page.trees, [repo.full_name]: data.sha } };
+      if (page.mode === 'incremental' && page.trees[repo.full_name] === data.sha) return { documents: [], next: nextPhase(known), cursor: cursorOf(known) };
+      const wanted = wantedFiles(data.tree, s);
+      // A full sync reads every file (the engine deletes what it did not see); an incremental one compares the tree
+      // with the stored files: only new or changed blobs are fetched, stored files the tree lacks are deleted.
+      const diff = page.mode === 'incremental' ? await diffWithStored(ctx, repo, wanted) : { fetch: wanted, deleted: [] };
+      if (data.truncated) ctx.log.warn({ repository: repo.full_name }, 'GitHub truncated the git tree listing; files missing from it are kept');
+      const deleted = data.truncated ? [] : diff.deleted;
+      return { documents: [], deleted, next: diff.fetch.length > 0 ? { ...known, files: diff.fetch } : nextPhase(known), cursor: cursorOf(known) };
     }
     const batch = page.files.slice(0, FILES_PER_PAGE);
-    const documents: SourceDocument[] = [];
-    for (const f of batch) {
-      const blob = await call(() => gh.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { owner, repo: name, file_sha: f.sha }));
-      const b = blob.data as unknown as { content: string; encoding: string };
-      const text = b.encoding === 'base64' ? Buffer.from(b.content, 'base64').toString('utf8') : b.content;
-      documents.push(fileToDocument(repo.full_name, repo.default_branch, f.path, text, f.sha, repo.private, webBase(ctx)));
-    }
+    const documents = await fetchFiles(ctx, gh, repo, batch, webBase(ctx));
     const rest = page.files.slice(FILES_PER_PAGE);
     return { documents, next: rest.length > 0 ? { ...page, files: rest } : nextPhase(page), cursor: cursorOf(page) };
   }
@@ -187,9 +171,9 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
     }),
   );
   const conn = r.repository?.discussions;
-  const nodes = (conn?.nodes ?? []).filter((d) => !page.since || d.updatedAt >= (page.since ?? ''));
+  const nodes = (conn?.nodes ?? []).filter((d) => !since || d.updatedAt >= since);
   const maxUpdated = nodes.reduce<string | null>((m, d) => laterIso(m, d.updatedAt), page.maxUpdated);
-  const reachedOld = page.since !== null && (conn?.nodes ?? []).some((d) => d.updatedAt < (page.since ?? ''));
+  const reachedOld = since !== null && (conn?.nodes ?? []).some((d) => d.updatedAt < since);
   const documents = nodes.map((d) => discussionToDocument(repo.full_name, d, repo.private));
   const next = conn?.pageInfo.hasNextPage && !reachedOld ? { ...page, after: conn.pageInfo.endCursor, maxUpdated } : nextPhase({ ...page, maxUpdated });
   return { documents, next, cursor: cursorOf({ ...page, maxUpdated }) };

@@ -1,5 +1,7 @@
 import { verify } from '@octokit/webhooks-methods';
 import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
+import { call, githubClient } from './client.ts';
+import { lastCommits } from './files.ts';
 import {
   discussionToDocument,
   fileExternalId,
@@ -13,7 +15,6 @@ import {
   wikiPageToDocument,
 } from './map.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
-import { githubClient, mapGitHubError } from './sync.ts';
 import { readWiki, wikiPageName } from './wiki.ts';
 
 type Ctx = SourceContext<GitHubCredentials, GitHubSettings>;
@@ -42,21 +43,19 @@ async function pushChanges(ctx: Ctx, p: PushPayload): Promise<{ documents: Sourc
   }
   const [owner = '', name = ''] = repo.split('/');
   const gh = githubClient(ctx);
-  const documents: SourceDocument[] = [];
   const maxBytes = ctx.settings.max_file_size_mb * 1024 * 1024;
+  const fetched: { path: string; content: string; sha: string }[] = [];
   for (const path of changed) {
     if (!wantedFile(path, 0, ctx.settings.file_extensions, maxBytes)) continue;
-    try {
-      const r = await gh.request('GET /repos/{owner}/{repo}/contents/{path}', { owner, repo: name, path, ref: branch });
-      const f = r.data as unknown as { content?: string; encoding?: string; sha: string; size: number };
-      if (f.size > maxBytes || f.content === undefined) continue;
-      const text = f.encoding === 'base64' ? Buffer.from(f.content, 'base64').toString('utf8') : f.content;
-      const web = p.repository.html_url ? p.repository.html_url.replace(new RegExp(`/${repo}$`), '') : 'https://github.com';
-      documents.push(fileToDocument(repo, branch, path, text, f.sha, p.repository.private, web));
-    } catch (err) {
-      throw mapGitHubError(err);
-    }
+    const r = await call(() => gh.request('GET /repos/{owner}/{repo}/contents/{path}', { owner, repo: name, path, ref: branch }));
+    const f = r.data as unknown as { content?: string; encoding?: string; sha: string; size: number };
+    if (f.size > maxBytes || f.content === undefined) continue;
+    fetched.push({ path, sha: f.sha, content: f.encoding === 'base64' ? Buffer.from(f.content, 'base64').toString('utf8') : f.content });
   }
+  // Dated like the sync's files: the last commit of each, read from GitHub's current state (a deferred delivery is stale).
+  const commits = await lastCommits(ctx, gh, repo, branch, fetched.map((f) => f.path));
+  const webBase = p.repository.html_url ? p.repository.html_url.replace(new RegExp(`/${repo}$`), '') : 'https://github.com';
+  const documents = fetched.map((f) => fileToDocument({ repo, branch, ...f, isPrivate: p.repository.private, webBase, commit: commits.get(f.path) }));
   return { documents, deleted: [...removed].map((path) => fileExternalId(repo, path)) };
 }
 
