@@ -1,10 +1,20 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type Clock, systemClock } from '../platform/clock.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { createLogger, type Logger } from '../platform/log.ts';
 import { PERMISSIONS, type Permission, type Principal } from './permissions.ts';
 
 export const KEY_PREFIX = 'atr_';
+
+/**
+ * How much of a key is stored and listed as `key_prefix`. Generated keys show `atr_` + 6 of their 43 random
+ * characters. The bootstrap key is chosen by a person (16+ characters, maybe little entropy) and stored as an
+ * unsalted SHA-256, so it shows at most its first 4 (`atr_` for a key in the generated format): every listed
+ * character would be one an attacker need not guess.
+ */
+export const BOOTSTRAP_PREFIX_LENGTH = 4;
 
 export interface ApiKeyRecord {
   readonly id: string;
@@ -62,6 +72,55 @@ const verified = new WeakMap<Queryable, Map<string, { principal: Principal; expi
 /** Bumped by every revoke or bootstrap-key change in this process: all remembered verifications lapse. */
 let epoch = 0;
 
+/**
+ * A key's use is written to `last_used_at` at most this often per key and process: a busy key costs one
+ * UPDATE a minute, not one per request.
+ */
+export const KEY_USE_WRITE_INTERVAL_MS = 60_000;
+const KEY_USE_TRACKED_MAX = 10_000;
+const lastUseWrite = new WeakMap<Queryable, Map<string, number>>();
+
+/** What `authenticateKey` records a use with. */
+export interface KeyUseOptions {
+  /** The time of the use (default: the system clock). */
+  readonly clock?: Clock;
+  /** Where a failed `last_used_at` write is reported (it never fails the authentication). */
+  readonly log?: Logger;
+}
+
+let fallbackLog: Logger | undefined;
+/** Only for callers that pass no logger: a write failure is still reported, on stderr. */
+function defaultLog(): Logger {
+  fallbackLog ??= createLogger({ level: 'warn', destination: process.stderr as never });
+  return fallbackLog;
+}
+
+/**
+ * Records a use of the key without delaying the caller: skipped when this process wrote one for the key less
+ * than KEY_USE_WRITE_INTERVAL_MS ago, else one UPDATE that is not awaited (its failure is logged). The
+ * condition keeps the stored time from going back when processes' clocks differ.
+ */
+function recordKeyUse(db: Queryable, keyId: string, use: KeyUseOptions): void {
+  const now = (use.clock ?? systemClock).now();
+  let writes = lastUseWrite.get(db);
+  if (!writes) {
+    writes = new Map();
+    lastUseWrite.set(db, writes);
+  }
+  const last = writes.get(keyId);
+  // Either direction: a clock set back does not silence the key for the size of the jump.
+  if (last !== undefined && Math.abs(now.getTime() - last) < KEY_USE_WRITE_INTERVAL_MS) return;
+  writes.delete(keyId);
+  writes.set(keyId, now.getTime());
+  if (writes.size > KEY_USE_TRACKED_MAX) {
+    const oldest = writes.keys().next().value;
+    if (oldest !== undefined) writes.delete(oldest);
+  }
+  db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [keyId, now.toISOString()]).catch(
+    (err: unknown) => (use.log ?? defaultLog()).warn({ err, keyId }, 'could not record the API key use (last_used_at)'),
+  );
+}
+
 /** Creates a key and returns its record with the plaintext, which is never stored and shown only here. */
 export async function createApiKey(
   db: Queryable,
@@ -96,8 +155,11 @@ export async function revokeApiKey(db: Queryable, tenantId: string, id: string):
   return r.rows[0] ? toRecord(r.rows[0]) : null;
 }
 
-/** Resolves a presented bearer key to its principal; null when unknown or revoked. */
-export async function authenticateKey(db: Queryable, presented: string): Promise<Principal | null> {
+/**
+ * Resolves a presented bearer key to its principal; null when unknown or revoked. Every success, from the
+ * verification cache too, counts as a use of the key (`last_used_at`, written at most once a minute).
+ */
+export async function authenticateKey(db: Queryable, presented: string, use: KeyUseOptions = {}): Promise<Principal | null> {
   if (presented.length < 16 || presented.length > 256) return null;
   const hash = hashKey(presented);
   const cache = verified.get(db);
@@ -105,7 +167,10 @@ export async function authenticateKey(db: Queryable, presented: string): Promise
   const nowMs = performance.now();
   // Captured before the read: a revoke that lands while it runs must not leave this answer cached.
   const seen = epoch;
-  if (hit && hit.expires > nowMs && hit.epoch === seen) return { ...hit.principal, permissions: new Set(hit.principal.permissions) };
+  if (hit && hit.expires > nowMs && hit.epoch === seen) {
+    recordKeyUse(db, hit.principal.id, use);
+    return { ...hit.principal, permissions: new Set(hit.principal.permissions) };
+  }
   const r = await db.query<{ id: string; tenant_id: string; name: string; permissions: Permission[]; key_hash: string }>(
     'SELECT id, tenant_id, name, permissions, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
     [hash],
@@ -127,17 +192,21 @@ export async function authenticateKey(db: Queryable, presented: string): Promise
     const oldest = map.keys().next().value;
     if (oldest !== undefined) map.delete(oldest);
   }
+  recordKeyUse(db, principal.id, use);
   return { ...principal, permissions: new Set(principal.permissions) };
 }
 
-/** Makes ATRIUM_ADMIN_API_KEY a stored key of the default tenant with every permission (hash only). */
+/**
+ * Makes ATRIUM_ADMIN_API_KEY a stored key of the default tenant with every permission (hash and at most
+ * BOOTSTRAP_PREFIX_LENGTH characters). Runs on every start, so a row stored with a longer prefix is cut too.
+ */
 export async function upsertBootstrapKey(db: Queryable, plaintext: string): Promise<void> {
   await db.query(
     `INSERT INTO api_keys (id, tenant_id, name, key_hash, key_prefix, permissions, created_by)
      VALUES ('key_bootstrap', 'default', 'bootstrap-admin', $1, $2, $3, 'ATRIUM_ADMIN_API_KEY')
      ON CONFLICT (id) DO UPDATE SET key_hash = EXCLUDED.key_hash, key_prefix = EXCLUDED.key_prefix,
        permissions = EXCLUDED.permissions, revoked_at = NULL`,
-    [hashKey(plaintext), plaintext.slice(0, 10), [...PERMISSIONS]],
+    [hashKey(plaintext), plaintext.slice(0, BOOTSTRAP_PREFIX_LENGTH), [...PERMISSIONS]],
   );
   epoch++;
 }

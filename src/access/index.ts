@@ -1,10 +1,13 @@
 export {
   type ApiKeyRecord,
   authenticateKey,
+  BOOTSTRAP_PREFIX_LENGTH,
   createApiKey,
   ensureTenant,
   hashKey,
   KEY_PREFIX,
+  KEY_USE_WRITE_INTERVAL_MS,
+  type KeyUseOptions,
   listApiKeys,
   revokeApiKey,
   tenantExists,

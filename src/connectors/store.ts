@@ -148,6 +148,12 @@ export type TransitionResult =
   | { ok: false; current: ConnectorState | null; reason: string };
 
 /**
+ * Events after which the connector's credentials are known to work: the failure `last_error` recorded (e.g. the
+ * vendor rejecting the credentials that were then replaced) is over, so it is cleared unless the caller sets one.
+ */
+const CLEARS_LAST_ERROR: ReadonlySet<ConnectorEvent> = new Set(['credentials_valid', 'oauth_completed']);
+
+/**
  * The only writer of `connectors.status`. Computes the next state from the table in states.ts and
  * updates with a compare-and-set on the current status, so concurrent writers cannot slip past the table.
  */
@@ -174,6 +180,7 @@ export async function applyTransition(
     if (fields.reason !== undefined) set('status_reason', fields.reason);
     else set('status_reason', null);
     if (fields.lastError !== undefined) set('last_error', fields.lastError);
+    else if (CLEARS_LAST_ERROR.has(event)) set('last_error', null);
     if (fields.lastSyncAt !== undefined) set('last_sync_at', fields.lastSyncAt.toISOString());
     if (fields.rateLimitedUntil !== undefined) set('rate_limited_until', fields.rateLimitedUntil?.toISOString() ?? null);
     const r = await db.query(`UPDATE connectors SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 AND status = $3`, params);

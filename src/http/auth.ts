@@ -25,7 +25,7 @@ export async function resolvePrincipal(deps: AppDeps, request: FastifyRequest): 
   const token = bearerToken(request);
   if (token !== undefined) {
     // A presented but invalid bearer is a 401 even if a session cookie is also present.
-    return token ? authenticateKey(deps.db, token) : null;
+    return token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
   }
   for (const authenticate of deps.authenticators ?? []) {
     const p = await authenticate(request);

@@ -2,11 +2,12 @@ import type { Logger } from 'pino';
 import type { AnyKind, SourceContext } from '../connectors/contract.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
 import { currentOAuthTokens } from '../connectors/oauth/flow.ts';
-import type { ConnectorRecord } from '../connectors/store.ts';
+import { type ConnectorRecord, getConnector } from '../connectors/store.ts';
 import type { Queryable } from '../platform/db/executor.ts';
+import { NonRetriableError } from '../platform/jobs/index.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
-import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+import { maskSecrets, secretStrings, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
 
 export { rateLimitFromResponse } from './vendor-errors.ts';
 
@@ -93,6 +94,41 @@ export async function shareRateLimit(db: Queryable, connector: { tenantId: strin
   if (!(vendor instanceof VendorRateLimitedError)) return null;
   await blockConnector(db, { tenantId: connector.tenantId, connectorId: connector.id }, rateLimitDelayMs(1, vendor.retryAfterMs));
   return vendor;
+}
+
+/** Replaces the connector's credential values in a message with `***`. */
+export type CredentialMask = (text: string) => string;
+
+/**
+ * The mask for vendor messages about this connector: every string (8+ characters) of its credentials and OAuth
+ * tokens, as in `connector` and as stored now (a refresh may have replaced the tokens since it was read), and
+ * of its kind's OAuth client secret. Never throws: it runs while an error is being reported.
+ */
+export async function credentialMasker(deps: ConnectorDeps, connector: ConnectorRecord): Promise<CredentialMask> {
+  const sealed = new Set([connector.credentialsEnc, connector.oauthTokensEnc]);
+  const current = await getConnector(deps.db, connector.tenantId, connector.id).catch(() => null);
+  if (current) sealed.add(current.credentialsEnc).add(current.oauthTokensEnc);
+  const secrets = secretStrings(deps.config.connectors.oauthClients[connector.type]?.client_secret);
+  for (const s of sealed) {
+    if (!s) continue;
+    try {
+      secretStrings(JSON.parse(deps.secrets.open(s)), secrets);
+    } catch {
+      // Unreadable (another ATRIUM_SECRET_KEY): then no vendor call could have sent it either.
+    }
+  }
+  return (text) => maskSecrets(text, secrets);
+}
+
+/**
+ * `err` as it may be rethrown to the job queue, which stores and logs its message: masked, with the same
+ * retry semantics (the vendor's error object, which may hold the secret elsewhere, is dropped when it had to be).
+ */
+export function maskedError(err: unknown, mask: CredentialMask): unknown {
+  const message = err instanceof Error ? err.message : String(err);
+  const masked = mask(message);
+  if (masked === message) return err;
+  return err instanceof NonRetriableError ? new NonRetriableError(masked) : new Error(masked);
 }
 
 /** Opens the connector's sealed credentials (and OAuth tokens, refreshed when near expiry) into the kind's context. */

@@ -5,7 +5,7 @@ import type { ConnectorDeps, DocumentStore } from '../connectors/deps.ts';
 import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
 import { JobCancelledError, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { abortableSleep, buildSourceContext, findVendorError } from './context.ts';
+import { abortableSleep, buildSourceContext, credentialMasker, findVendorError, maskedError } from './context.ts';
 import { rateLimitDelayMs } from './limits.ts';
 import { blockConnector } from './rate-buckets.ts';
 import { addRunCounts, finishRun, markSeen, seenIds } from './runs.ts';
@@ -198,15 +198,17 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       // Thrown inside a vendor call (the bucket's wait), an SDK may have wrapped it.
       const retryAfter = findRetryAfter(err);
       if (retryAfter) throw retryAfter;
+      // Vendors echo tokens in error bodies: the run, the connector, the audit, the job and the log get masked text.
+      const mask = await credentialMasker(deps, connector);
       const vendor = findVendorError(err);
       if (vendor instanceof VendorAuthError) {
-        const message = authErrorMessage(vendor);
+        const message = mask(authErrorMessage(vendor));
         await fail(message, vendor instanceof SourceSettingsError ? 'settings_invalid' : 'credentials_invalid');
         throw new NonRetriableError(message);
       }
-      const message = err instanceof Error ? err.message : String(err);
+      const message = mask(err instanceof Error ? err.message : String(err));
       if (err instanceof NonRetriableError || ctx.job.attempts >= ctx.job.maxAttempts) await fail(message, 'sync_failed');
-      throw err;
+      throw maskedError(err, mask);
     }
   };
 }

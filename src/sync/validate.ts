@@ -3,7 +3,7 @@ import { getKind } from '../connectors/catalog.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
 import { applyTransition, getConnector } from '../connectors/store.ts';
 import type { JobContext } from '../platform/jobs/index.ts';
-import { buildSourceContext, findVendorError, shareRateLimit } from './context.ts';
+import { buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from './context.ts';
 import { authErrorMessage, SourceSettingsError, VendorAuthError } from './vendor-errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string() });
@@ -25,19 +25,23 @@ export function createValidateHandler(deps: ConnectorDeps) {
       const source = await buildSourceContext(deps, connector, kind, { signal: ctx.signal, log: ctx.log });
       const check = kind.validate ? await kind.validate(source) : { ok: true as const };
       if (check.ok) {
+        // Also clears the last error (applyTransition): a failure from before new credentials is over.
         await applyTransition(deps.db, tenantId, connectorId, 'credentials_valid', { reason: check.account ? `authenticated as ${check.account}` : null });
         return { valid: true };
       }
       throw new VendorAuthError(check.message);
     } catch (err) {
       await shareRateLimit(deps.db, connector, err);
+      // Vendors echo tokens in error bodies: the connector, the job's result and error, and the log get masked text.
+      const mask = await credentialMasker(deps, connector);
       const vendor = findVendorError(err);
       const final = vendor instanceof VendorAuthError || ctx.job.attempts >= ctx.job.maxAttempts;
-      if (!final) throw err;
-      const message =
+      if (!final) throw maskedError(err, mask);
+      const message = mask(
         vendor instanceof VendorAuthError
           ? authErrorMessage(vendor)
-          : `could not reach the vendor to check the credentials: ${err instanceof Error ? err.message : String(err)}`;
+          : `could not reach the vendor to check the credentials: ${err instanceof Error ? err.message : String(err)}`,
+      );
       const event = vendor instanceof SourceSettingsError ? 'settings_invalid' : 'credentials_invalid';
       await applyTransition(deps.db, tenantId, connectorId, event, { reason: message, lastError: message });
       return { valid: false, message };

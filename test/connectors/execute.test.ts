@@ -85,4 +85,29 @@ describe('connector actions (execute)', () => {
     assert.equal(invented.statusCode, 422);
     assert.equal(invented.json().error.code, 'unknown_action');
   });
+
+  it('LLM planner: an LLM that answers an error is a 502 upstream_error naming its status and message, never its key; nothing runs', async () => {
+    const id = await githubConnector(withLlm, gh.token);
+    const before = { created: gh.created.length, comments: gh.comments.length };
+    const execute = () =>
+      withLlm.app.inject({ method: 'POST', url: `/v1/connectors/${id}/execute`, headers: withLlm.admin, payload: { intent: 'Create an issue in acme/api: "x"' } });
+    llm.next = { status: 401, body: { error: { message: 'Incorrect API key provided: sk-fake. You can find your API key at https://platform.openai.com', type: 'invalid_request_error' } } };
+    const rejected = await execute();
+    assert.equal(rejected.statusCode, 502, rejected.body);
+    assert.equal(rejected.json().error.code, 'upstream_error');
+    assert.match(rejected.json().error.message, /LLM endpoint .*HTTP 401: Incorrect API key provided: \*\*\*\. .*ATRIUM_LLM_API_KEY/);
+    assert.deepEqual(rejected.json().error.details, { upstream: 'llm', status: 401 });
+    assert.ok(!rejected.body.includes('sk-fake'), 'the key is masked');
+
+    llm.next = { status: 400, body: 'model "nope" not found' };
+    const plain = await execute();
+    assert.equal(plain.statusCode, 502);
+    assert.match(plain.json().error.message, /HTTP 400: model "nope" not found/);
+
+    llm.next = { status: 200, body: { unexpected: true } };
+    const garbled = await execute();
+    assert.equal(garbled.statusCode, 502);
+    assert.match(garbled.json().error.message, /not a chat completion/);
+    assert.deepEqual({ created: gh.created.length, comments: gh.comments.length }, before, 'no fallback planner ran anything');
+  });
 });

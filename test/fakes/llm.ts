@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeLlm {
   readonly baseUrl: string;
   readonly requests: { headers: http.IncomingHttpHeaders; body: Record<string, unknown> }[];
-  /** What the next completion returns: tool calls, or plain text (no tool call). */
-  next: { toolCalls: { name: string; arguments: Record<string, unknown> }[] } | { text: string };
+  /** What the next completion returns: tool calls, plain text (no tool call), or an HTTP error with this body. */
+  next: { toolCalls: { name: string; arguments: Record<string, unknown> }[] } | { text: string } | { status: number; body: unknown };
   close(): Promise<void>;
 }
 
@@ -29,6 +29,11 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       }
       requests.push({ headers: req.headers, body: JSON.parse(raw) as Record<string, unknown> });
       const n = state.next;
+      if ('status' in n) {
+        res.writeHead(n.status, { 'content-type': typeof n.body === 'string' ? 'text/plain' : 'application/json' });
+        res.end(typeof n.body === 'string' ? n.body : JSON.stringify(n.body));
+        return;
+      }
       const message =
         'toolCalls' in n
           ? {

@@ -2,7 +2,7 @@ import type { Principal } from '../../access/index.ts';
 import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
-import { buildSourceContext, findVendorError, shareRateLimit } from '../../sync/context.ts';
+import { buildSourceContext, credentialMasker, findVendorError, shareRateLimit } from '../../sync/context.ts';
 import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
 import { getKind } from '../catalog.ts';
 import type { ConnectorDeps } from '../deps.ts';
@@ -76,14 +76,17 @@ export async function executeAction(deps: ConnectorDeps, principal: Principal, c
       // A vendor 429 here blocks the connector in every process (syncs and webhooks wait it out too).
       await shareRateLimit(deps.db, c, err);
       const vendor = findVendorError(err);
-      const message =
+      // Returned and audited: a vendor that echoes the token must not put it there.
+      const mask = await credentialMasker(deps, c);
+      const message = mask(
         vendor instanceof VendorAuthError
           ? `the vendor rejected the credentials: ${vendor.message}`
           : vendor instanceof VendorRateLimitedError
             ? 'the vendor is rate limiting this connector; retry later'
             : err instanceof Error
               ? err.message
-              : String(err);
+              : String(err),
+      );
       out = { ...v.call, status: 'failed', error: message };
     }
     calls.push(out);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AppError, Errors } from '../../platform/errors.ts';
+import { maskSecrets } from '../../sync/vendor-errors.ts';
 import type { ActionDefinition } from '../contract.ts';
 import type { PlannedCall } from './rules.ts';
 
@@ -23,6 +25,33 @@ const completion = z.object({
 
 export type LlmPlan = { ok: true; calls: PlannedCall[] } | { ok: false; reason: string };
 
+const LLM_TIMEOUT_MS = 60_000;
+
+/** What to check for an LLM's HTTP error status, in the message of the 502. */
+function hint(status: number): string {
+  if (status === 401 || status === 403) return 'check ATRIUM_LLM_API_KEY';
+  if (status === 404) return 'check ATRIUM_LLM_BASE_URL (…/v1) and ATRIUM_LLM_MODEL';
+  if (status === 429 || status >= 500) return 'retry later';
+  return 'check ATRIUM_LLM_MODEL and the endpoint';
+}
+
+/** The error message of an OpenAI-style error body (`{error: {message}}`), else the start of the body. */
+function errorMessage(text: string): string {
+  try {
+    const m = z.object({ error: z.object({ message: z.string() }) }).safeParse(JSON.parse(text));
+    if (m.success) return m.data.error.message;
+  } catch {
+    // not JSON
+  }
+  return text.slice(0, 200).trim() || '(empty body)';
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  return `${err.message}${cause}`;
+}
+
 /**
  * Asks an OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, Ollama, vLLM) to turn the
  * intent into calls of the connector's declared actions, offered as tools. Nothing runs here.
@@ -35,27 +64,47 @@ export async function planWithLlm<C, S>(
     const { $schema: _drop, ...parameters } = z.toJSONSchema(a.parameters) as Record<string, unknown>;
     return { type: 'function', function: { name: a.name, description: a.description, parameters } };
   });
-  const res = await fetch(`${llm.baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(llm.apiKey ? { authorization: `Bearer ${llm.apiKey}`, 'api-key': llm.apiKey } : {}) },
-    body: JSON.stringify({
-      model: llm.model,
-      temperature: 0,
-      tool_choice: 'auto',
-      tools,
-      messages: [
-        {
-          role: 'system',
-          content: `You operate a ${input.connectorType} connector. Turn the user's intent into calls of the given tools. Use only facts from the intent and context; if the intent cannot be done with these tools, answer in text without calling a tool.`,
-        },
-        { role: 'user', content: JSON.stringify({ intent: input.intent, context: input.context }) },
-      ],
-    }),
-    signal: input.signal ?? AbortSignal.timeout(60_000),
-  });
-  if (!res.ok) throw new Error(`the LLM endpoint answered HTTP ${res.status}`);
-  const parsed = completion.parse(await res.json());
-  const message = parsed.choices[0]?.message;
+  // The LLM is an upstream: its failures are 502 `upstream_error` (504 `timeout`), never a 500, and never carry its key.
+  const fail = (message: string, details: Record<string, unknown> = {}) =>
+    new AppError('upstream_error', 502, `the LLM endpoint (ATRIUM_LLM_BASE_URL) ${llm.apiKey ? maskSecrets(message, [llm.apiKey]) : message}`, {
+      details: { upstream: 'llm', ...details },
+    });
+  const request = {
+    model: llm.model,
+    temperature: 0,
+    tool_choice: 'auto',
+    tools,
+    messages: [
+      {
+        role: 'system',
+        content: `You operate a ${input.connectorType} connector. Turn the user's intent into calls of the given tools. Use only facts from the intent and context; if the intent cannot be done with these tools, answer in text without calling a tool.`,
+      },
+      { role: 'user', content: JSON.stringify({ intent: input.intent, context: input.context }) },
+    ],
+  };
+  const signal = input.signal ?? AbortSignal.timeout(LLM_TIMEOUT_MS);
+  let body: unknown;
+  try {
+    const res = await fetch(`${llm.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(llm.apiKey ? { authorization: `Bearer ${llm.apiKey}`, 'api-key': llm.apiKey } : {}) },
+      body: JSON.stringify(request),
+      signal,
+    });
+    if (!res.ok) {
+      const text = await res.text().catch(() => '');
+      throw fail(`answered HTTP ${res.status}: ${errorMessage(text)}; ${hint(res.status)}`, { status: res.status });
+    }
+    body = await res.json().catch((err: unknown) => (signal.aborted ? Promise.reject(err) : undefined));
+  } catch (err) {
+    if (err instanceof AppError || input.signal?.aborted) throw err;
+    // The timeout covers the whole exchange (a server that sends headers and then stalls too).
+    if (signal.aborted) throw Errors.timeout(`the LLM endpoint (ATRIUM_LLM_BASE_URL) did not answer within ${LLM_TIMEOUT_MS / 1000} s`);
+    throw fail(`could not be reached: ${describe(err)}`);
+  }
+  const parsed = completion.safeParse(body);
+  if (!parsed.success) throw fail('answered with a body that is not a chat completion: is it OpenAI-compatible?');
+  const message = parsed.data.choices[0]?.message;
   const calls: PlannedCall[] = [];
   for (const c of message?.tool_calls ?? []) {
     let parameters: unknown;

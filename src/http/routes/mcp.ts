@@ -40,7 +40,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     ctx: mcpCtx,
     allowedOrigins: security.allowedOrigins,
     allowedHosts: security.allowedHosts,
-    authenticate: async (token) => (token ? authenticateKey(deps.db, token) : null),
+    authenticate: async (token) => (token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null),
   });
   app.addHook('preClose', async () => {
     await Promise.all([sessions.closeAll(), ws.close()]);
@@ -73,7 +73,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
           throw new AppError('origin_not_allowed', 403, `origin ${request.headers.origin} is not allowed to use MCP`);
         }
         const token = bearerToken(request);
-        const principal = token ? await authenticateKey(deps.db, token) : null;
+        const principal = token ? await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
         if (!principal) {
           throw new AppError('unauthenticated', 401, 'missing or invalid API key: send Authorization: Bearer <API_KEY>', {
             headers: { 'www-authenticate': 'Bearer' },
