@@ -6,7 +6,7 @@ import { recordAudit } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { enqueueJob, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { buildSourceContext, findVendorError, shareRateLimit } from '../sync/context.ts';
+import { buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from '../sync/context.ts';
 import { rateLimitDelayMs } from '../sync/limits.ts';
 import { VendorAuthError, VendorRateLimitedError } from '../sync/vendor-errors.ts';
 import { getKind } from './catalog.ts';
@@ -180,8 +180,10 @@ export function createWebhookJobHandler(deps: ConnectorDeps) {
     } catch (err) {
       const vendor = findVendorError(err);
       if (vendor instanceof VendorRateLimitedError) throw new RetryAfterError('vendor rate limited', rateLimitDelayMs(ctx.job.attempts, vendor.retryAfterMs));
-      if (vendor instanceof VendorAuthError) throw new NonRetriableError(`the vendor rejected the credentials: ${vendor.message}`);
-      throw err;
+      // The job's last_error and the worker's log keep this message: never with a credential the vendor echoed.
+      const mask = await credentialMasker(deps, c);
+      if (vendor instanceof VendorAuthError) throw new NonRetriableError(mask(`the vendor rejected the credentials: ${vendor.message}`));
+      throw maskedError(err, mask);
     }
   };
 }
