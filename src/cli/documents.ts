@@ -1,17 +1,18 @@
-import { createReadStream } from 'node:fs';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ensureTenant } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
-import { readJsonl } from '../documents/eval/beir.ts';
+import { jsonlValues } from '../documents/eval/beir.ts';
 import { type EvalResult, type ModeResult, runEval } from '../documents/eval/run.ts';
+import { jsonlDocument } from '../documents/files/index.ts';
 import {
   type DocumentInput,
   type DocumentsDeps,
   deleteDocuments,
-  documentInputSchema,
   embedPendingChunks,
+  folderSettingsSchema,
   folderStateSchema,
   scanFolder,
   searchPassages,
@@ -47,38 +48,54 @@ async function withDocuments<T>(env: NodeJS.ProcessEnv, embed: boolean, fn: (dep
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'source';
 
-/** Lines of a file holding more than whitespace (a JSONL document count), read as a stream. */
-async function countLines(file: string): Promise<number> {
+/** Invalid lines listed in the error of a JSONL file before the rest are only counted. */
+const MAX_LISTED_ERRORS = 20;
+
+/**
+ * Checks every line of a JSONL file of documents (`external_id` or `_id`/`id`, `title`, `content` or `text`,
+ * the push API's optional fields) before anything is stored: one bad line refuses the whole file, as one bad
+ * document refuses a whole push, and the error lists the bad lines. Returns the number of documents.
+ */
+async function checkJsonl(file: string, onProgress: (n: number) => void): Promise<number> {
   let n = 0;
-  let filled = false;
-  for await (const buf of createReadStream(file) as AsyncIterable<Buffer>) {
-    for (const b of buf) {
-      if (b === 10) {
-        if (filled) n++;
-        filled = false;
-      } else if (b !== 32 && b !== 9 && b !== 13) filled = true;
-    }
+  let bad = 0;
+  const listed: string[] = [];
+  for await (const r of jsonlValues(file)) {
+    const d = 'error' in r ? { ok: false as const, message: r.error } : jsonlDocument(r.value);
+    if (d.ok) n++;
+    else if (++bad <= MAX_LISTED_ERRORS) listed.push(`  line ${r.line}: ${d.message}`);
+    onProgress(n + bad);
   }
-  return filled ? n + 1 : n;
+  if (bad === 0) return n;
+  const more = bad > listed.length ? `\n  … and ${bad - listed.length} more` : '';
+  throw new Error(`${file}: ${bad} invalid line${bad > 1 ? 's' : ''}, nothing stored:\n${listed.join('\n')}${more}`);
 }
 
-/** Reads a JSONL file of documents: `external_id` (or `_id`/`id`), `title`, `content` (or `text`), optional fields. */
+/** The documents of a JSONL file that `checkJsonl` accepted. */
 async function* jsonlDocuments(file: string): AsyncGenerator<DocumentInput> {
-  for await (const { line, value } of readJsonl(file)) {
-    const v = (value ?? {}) as Record<string, unknown>;
-    const candidate = {
-      ...v,
-      external_id: String(v.external_id ?? v._id ?? v.id ?? ''),
-      title: typeof v.title === 'string' ? v.title : '',
-      content: typeof v.content === 'string' ? v.content : typeof v.text === 'string' ? v.text : '',
-    };
-    const parsed = documentInputSchema.safeParse(candidate);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(`${file}:${line}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid document'}`);
-    }
-    yield parsed.data;
+  for await (const r of jsonlValues(file)) {
+    const d = 'error' in r ? { ok: false as const, message: r.error } : jsonlDocument(r.value);
+    // Only when the file changed since it was checked.
+    if (!d.ok) throw new Error(`${file}:${r.line}: ${d.message}`);
+    yield d.document;
   }
+}
+
+/** The settings path of a stored connector, or undefined when there is none (or no connector). */
+async function storedPath(deps: DocumentsDeps, tenant: string, id: string): Promise<string | undefined> {
+  const r = await deps.db.query<{ settings: Record<string, unknown> | null }>('SELECT settings FROM connectors WHERE tenant_id = $1 AND id = $2', [tenant, id]);
+  const p = r.rows[0]?.settings?.path;
+  return typeof p === 'string' ? path.resolve(p) : undefined;
+}
+
+/**
+ * The default source of a folder: its name plus a hash of its absolute path, so two folders of the same name
+ * are two sources. A source made by an older CLI under the bare name keeps being used for its own folder.
+ */
+async function defaultFolderSource(deps: DocumentsDeps, tenant: string, folder: string): Promise<string> {
+  const legacy = `filesystem-${slug(path.basename(folder))}`;
+  if ((await storedPath(deps, tenant, legacy)) === folder) return legacy;
+  return `${legacy}-${createHash('sha256').update(folder).digest('hex').slice(0, 8)}`;
 }
 
 async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, type: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -129,11 +146,14 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
         let connectorId: string;
         if (isJsonl) {
           connectorId = opts.source ?? `api-${slug(path.basename(abs, path.extname(abs)))}`;
+          // All or nothing: every line is checked (one fast read, which also gives the progress line a total)
+          // before the first document is stored.
+          const checkBar = createProgress('check');
+          const total = await checkJsonl(abs, (n) => checkBar.update(n, null));
+          checkBar.done(`check: ${total} documents`);
           await ensureConnector(deps, tenantId, connectorId, 'api', {});
           let batch: DocumentInput[] = [];
           let n = 0;
-          // Counting the lines first (one fast read) gives the progress line a total and an ETA.
-          const total = await countLines(abs);
           for await (const d of jsonlDocuments(abs)) {
             batch.push(d);
             if (batch.length === 500) {
@@ -146,12 +166,24 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           if (batch.length) await store(connectorId, batch);
           bar.done(`ingest: ${n + batch.length} documents read`);
         } else {
-          connectorId = opts.source ?? `filesystem-${slug(path.basename(abs))}`;
+          connectorId = opts.source ?? (await defaultFolderSource(deps, tenantId, abs));
+          // A source indexes one folder: scanning another one into it would delete the first one's documents.
+          const indexed = await storedPath(deps, tenantId, connectorId);
+          if (indexed !== undefined && indexed !== abs) {
+            throw new InvalidArgumentError(
+              `source '${connectorId}' indexes ${indexed}, not ${abs}: ingesting here would replace its documents. ` +
+                `Pass another --source (or none: each folder gets its own source), or delete source '${connectorId}' first (DELETE /v1/connectors/${connectorId}) to re-point it`,
+            );
+          }
           const settings = await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
           const prev = folderStateSchema.safeParse(settings.scan_state);
+          // A source made on the server keeps its include / exclude / size settings here too.
+          const stored = folderSettingsSchema.omit({ path: true }).safeParse(settings);
           const scanBar = createProgress('scan');
-          const scan = await scanFolder({ path: abs }, prev.success ? prev.data : null, { onProgress: (n) => scanBar.update(n, null) });
-          scanBar.done(`scan: ${scan.upserts.length + scan.unchanged + scan.errors.length} files`);
+          const scan = await scanFolder({ ...(stored.success ? stored.data : {}), path: abs }, prev.success ? prev.data : null, {
+            onProgress: (n) => scanBar.update(n, null),
+          });
+          scanBar.done(`scan: ${scan.upserts.length + scan.unchanged + scan.errors.filter((e) => !e.path.endsWith('/')).length} files`);
           errors = scan.errors;
           unchanged += scan.unchanged;
           for (let i = 0; i < scan.upserts.length; i += 200) {

@@ -49,6 +49,12 @@ export interface Page<P, Cur> {
   readonly documents: readonly SourceDocument[];
   /** External ids the vendor reports as deleted (incremental). */
   readonly deleted?: readonly string[];
+  /**
+   * What the source still has but could not read this time (a file that fails to parse, an unreadable folder):
+   * the stored version is kept (a full sync counts these ids as seen) and the connector's `status_reason`
+   * names the first few when the sync completes.
+   */
+  readonly skipped?: readonly { readonly external_id: string; readonly reason: string }[];
   /** The next page to read, or null when this was the last. */
   readonly next: P | null;
   /** The incremental cursor to store once the whole sync has committed. */

@@ -8,18 +8,35 @@ export const MAX_BATCH_DOCUMENTS = 1000;
 
 const isoDate = z.iso.datetime({ offset: true });
 
+/** True when a string, or any key or string inside an array or object, holds a NUL character. */
+function holdsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (Array.isArray(v)) return v.some(holdsNul);
+  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
+  return false;
+}
+// PostgreSQL stores no NUL character in text or jsonb: refused here with the field's name, not a 500 at the insert.
+const noNul = { error: 'contains a NUL character (\\u0000), which cannot be stored: remove it' };
+const text = (max: number) => z.string().max(max).refine((s) => !s.includes('\u0000'), noNul);
+
 /** One document as a source hands it over; `external_id` is the source's own id (upsert key). */
 export const documentInputSchema = z.object({
-  external_id: z.string().min(1).max(512),
-  title: z.string().max(2000),
-  content: z.string().max(5_000_000),
-  url: z.string().max(4000).nullish(),
-  author: z.string().max(512).nullish(),
-  document_type: z.string().min(1).max(64).nullish(),
+  external_id: text(512).min(1),
+  title: text(2000),
+  content: text(5_000_000),
+  url: text(4000).nullish(),
+  author: text(512).nullish(),
+  document_type: text(64).min(1).nullish(),
   created_at: isoDate.nullish(),
   updated_at: isoDate.nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-  acl: z.unknown().optional(),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine((m) => !holdsNul(m), noNul)
+    .nullish(),
+  acl: z
+    .unknown()
+    .refine((a) => !holdsNul(a), noNul)
+    .optional(),
 });
 export type DocumentInput = z.infer<typeof documentInputSchema>;
 

@@ -38,6 +38,13 @@ function findRetryAfter(err: unknown): RetryAfterError | null {
   return null;
 }
 
+/** The completed sync's `status_reason` when the source could not read some items: how many, and the first few. */
+function skippedReason(skipped: readonly { external_id: string; reason: string }[]): string | undefined {
+  if (skipped.length === 0) return undefined;
+  const first = skipped.slice(0, 5).map((x) => `${x.external_id} (${x.reason})`);
+  return `${skipped.length} skipped, stored versions kept: ${first.join('; ')}${skipped.length > first.length ? '; …' : ''}`;
+}
+
 function requireStore(deps: ConnectorDeps): DocumentStore {
   if (!deps.connectorDocuments) throw new NonRetriableError('no document store is composed: the runtime must provide connectorDocuments');
   return deps.connectorDocuments;
@@ -138,6 +145,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         if (!check.ok) throw new VendorAuthError(check.message);
         limitedAttempt = 0;
       }
+      const skipped: { external_id: string; reason: string }[] = [];
       while (page !== null) {
         if (ctx.signal.aborted) return { interrupted: true };
         if (await jobCancelled(deps, ctx.job.id)) {
@@ -160,6 +168,11 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
           counts.updated = r.updated;
           counts.unchanged = r.unchanged;
           if (payload.syncType === 'full') await markSeen(deps.db, runId, result.documents.map((d) => d.external_id));
+        }
+        if (result.skipped && result.skipped.length > 0) {
+          skipped.push(...result.skipped);
+          // Unreadable this time, not gone: the full-sync sweep below keeps their stored versions.
+          if (payload.syncType === 'full') await markSeen(deps.db, runId, result.skipped.map((x) => x.external_id));
         }
         if (result.deleted && result.deleted.length > 0) {
           counts.deleted = await store.remove({ tenantId, connectorId, externalIds: result.deleted });
@@ -190,7 +203,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         ...(payload.syncType === 'full' ? { nextFullAt: nextFullAt(now, schedule) } : {}),
       });
       await finishRun(deps.db, runId, 'completed', now);
-      await applyTransition(deps.db, tenantId, connectorId, 'sync_completed', { lastSyncAt: now, lastError: null, rateLimitedUntil: null });
+      await applyTransition(deps.db, tenantId, connectorId, 'sync_completed', { lastSyncAt: now, lastError: null, rateLimitedUntil: null, reason: skippedReason(skipped) });
       await recordAudit(deps.db, { tenantId, action: Ops.connectorSyncCompleted, details: { connector_id: connectorId, run_id: runId, sync_type: payload.syncType, pages } });
       return { runId, pages };
     } catch (err) {

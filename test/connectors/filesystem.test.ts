@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
 import { createSyncHandler, SYNC_JOB_KIND } from '../../src/sync/index.ts';
+import { makePdf } from '../documents/fixtures.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { silentLog } from '../support/db.ts';
 import { syncConnector } from './support.ts';
@@ -81,5 +82,51 @@ describe('filesystem connector (the documents module scanner behind the sync eng
     const after = await sync(c.connector_id, true);
     assert.equal(after.status, 'error');
     assert.match(after.status_reason, /settings are invalid: .*does not exist/);
+  });
+
+  it('a full sync keeps the stored version of a file that now fails to read, and the connector names what it skipped', async () => {
+    const d = await fs.mkdtemp(path.join(dir, 'keep-'));
+    await fs.writeFile(path.join(d, 'notes.txt'), 'Quokka notes.');
+    await fs.writeFile(path.join(d, 'report.pdf'), makePdf(['Numbat figures']));
+    const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'keep', settings: { path: d } } })).json();
+    await sync(c.connector_id, true);
+    assert.deepEqual(await ids(c.connector_id), ['notes.txt', 'report.pdf']);
+
+    // A NUL byte (an editor crash, a binary saved as .txt) and a truncated PDF; a new file arrives meanwhile.
+    await fs.writeFile(path.join(d, 'notes.txt'), Buffer.from('Quokka\u0000\u0000 notes.', 'latin1'));
+    await fs.writeFile(path.join(d, 'report.pdf'), 'garbage');
+    await fs.writeFile(path.join(d, 'new.md'), '# New\n\nBilby.');
+    const after = await sync(c.connector_id, true);
+    assert.equal(after.sync_runs[0].status, 'completed');
+    assert.equal(after.status, 'idle');
+    assert.deepEqual(await ids(c.connector_id), ['new.md', 'notes.txt', 'report.pdf'], 'the previous versions are kept, the new file is indexed');
+    const content = (await t.db.query<{ content: string }>('SELECT content FROM documents WHERE source_node = $1 AND external_id = $2', [c.connector_id, 'notes.txt'])).rows[0]?.content;
+    assert.equal(content, 'Quokka notes.');
+    assert.match(after.status_reason, /^2 skipped, stored versions kept: notes\.txt \(binary content, not text\); report\.pdf \(/);
+
+    // Readable again: the next sync stores it and the note goes.
+    await fs.writeFile(path.join(d, 'notes.txt'), 'Quokka notes, fixed.');
+    await fs.writeFile(path.join(d, 'report.pdf'), makePdf(['Numbat figures']));
+    const fixed = await sync(c.connector_id, false);
+    assert.equal(fixed.status_reason, null);
+    assert.equal(fixed.sync_runs[0].updated, 2);
+  });
+
+  it('a full sync keeps what an unreadable folder held', { skip: process.getuid?.() === 0 ? 'root reads folders with mode 000' : false }, async () => {
+    const d = await fs.mkdtemp(path.join(dir, 'perm-'));
+    await fs.mkdir(path.join(d, 'locked'));
+    await fs.writeFile(path.join(d, 'locked/a.md'), '# A\n\nAardvark.');
+    await fs.writeFile(path.join(d, 'b.md'), '# B');
+    const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'perm', settings: { path: d } } })).json();
+    await sync(c.connector_id, true);
+    await fs.chmod(path.join(d, 'locked'), 0o000);
+    try {
+      const after = await sync(c.connector_id, true);
+      assert.equal(after.sync_runs[0].status, 'completed');
+      assert.deepEqual(await ids(c.connector_id), ['b.md', 'locked/a.md']);
+      assert.match(after.status_reason, /locked\/ \(cannot read folder \(EACCES\)\)/);
+    } finally {
+      await fs.chmod(path.join(d, 'locked'), 0o755);
+    }
   });
 });

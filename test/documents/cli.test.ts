@@ -38,7 +38,10 @@ describe('atrium ingest / search / eval', () => {
     await run(BIN, ['ingest', path.join(dir, 'kb.jsonl'), '--source', 'api-kb', '--no-embed'], { env });
     const found = JSON.parse((await run(BIN, ['search', 'paid leave printer jams', '--mode', 'lexical', '--json'], { env })).stdout);
     assert.deepEqual(new Set(found.passages.map((p: { external_id: string }) => p.external_id)), new Set(['leave.md', 'k1']));
-    assert.deepEqual(new Set(found.passages.map((p: { source_node: string }) => p.source_node)), new Set(['filesystem-folder', 'api-kb']));
+    const sources = [...new Set(found.passages.map((p: { source_node: string }) => p.source_node))].sort();
+    assert.equal(sources[0], 'api-kb');
+    assert.equal(sources[1], summary.source);
+    assert.match(summary.source, /^filesystem-folder-[0-9a-f]{8}$/, 'the folder name and a hash of its path');
     // Again: nothing changed, and the summary says so.
     const again = JSON.parse((await run(BIN, ['ingest', path.join(dir, 'folder'), '--no-embed', '--json'], { env })).stdout);
     assert.deepEqual([again.added, again.updated, again.unchanged, again.deleted], [0, 0, 2, 0]);
@@ -65,5 +68,61 @@ describe('atrium ingest / search / eval', () => {
     assert.equal(r.docs, 3);
     assert.equal(r.queries, 2);
     assert.equal(r.ndcg_at_10, 1, 'both queries have their one relevant document first');
+  });
+
+  const fails = async (args: string[]) => {
+    const err = (await run(BIN, args, { env }).then(
+      () => assert.fail(`${args.join(' ')} succeeded`),
+      (e: { code: number; stderr: string }) => e,
+    )) as { code: number; stderr: string };
+    assert.notEqual(err.code, 0);
+    return err.stderr;
+  };
+  const lexical = async (query: string, source: string) =>
+    JSON.parse((await run(BIN, ['search', query, '--mode', 'lexical', '--source', source, '--json'], { env })).stdout).passages.map((p: { external_id: string }) => p.external_id);
+
+  it('gives two folders of the same name two sources, and refuses to point a source at another folder', async () => {
+    for (const [sub, word] of [['a', 'okapi'], ['b', 'tapir'], ['c', 'dugong']] as const) {
+      await fs.mkdir(path.join(dir, sub, 'docs'), { recursive: true });
+      await fs.writeFile(path.join(dir, sub, 'docs', `${word}.md`), `# ${word}\n\nThe ${word} page.`);
+    }
+    const ingest = async (folder: string, ...args: string[]) => JSON.parse((await run(BIN, ['ingest', folder, '--no-embed', '--json', ...args], { env })).stdout);
+    const a = await ingest(path.join(dir, 'a', 'docs'));
+    const b = await ingest(path.join(dir, 'b', 'docs'));
+    assert.notEqual(a.source, b.source);
+    assert.equal(b.deleted, 0, "the first folder's documents are not the second one's to delete");
+
+    const err = await fails(['ingest', path.join(dir, 'b', 'docs'), '--source', a.source, '--no-embed']);
+    assert.match(err, new RegExp(`source '${a.source}' indexes .*/a/docs, not .*/b/docs`));
+    assert.match(err, /Pass another --source/);
+    assert.deepEqual(await lexical('okapi', a.source), ['okapi.md'], "the first folder's documents are still there");
+
+    // A source an older CLI made under the bare folder name keeps being used for its folder.
+    await ingest(path.join(dir, 'c', 'docs'), '--source', 'filesystem-docs');
+    assert.equal((await ingest(path.join(dir, 'c', 'docs'))).source, 'filesystem-docs');
+  });
+
+  it('checks a whole JSONL file before storing any of it and lists every bad line (the first 500 were stored before)', async () => {
+    const lines = Array.from({ length: 600 }, (_, i) => JSON.stringify({ id: `p${i}`, title: `Part ${i}`, content: `wallaby part ${i}` }));
+    lines[502] = '{"id": "p502", oops}';
+    lines[549] = JSON.stringify({ id: 'p549', title: 't', content: 'c', update_at: '2026-01-01' });
+    lines[559] = JSON.stringify({ id: { a: 1 }, title: 't', content: 'c' });
+    lines[579] = JSON.stringify({ id: 'p579', title: 't', content: 'nul \u0000 here' });
+    await fs.writeFile(path.join(dir, 'partial.jsonl'), lines.join('\n'));
+    const err = await fails(['ingest', path.join(dir, 'partial.jsonl'), '--source', 'api-partial', '--no-embed']);
+    assert.match(err, /partial\.jsonl: 4 invalid lines, nothing stored/);
+    assert.match(err, /line 503: invalid JSON/);
+    assert.match(err, /line 550: unknown field 'update_at'/);
+    assert.match(err, /line 560: id: expected a string or a number/);
+    assert.match(err, /line 580: content: contains a NUL character/);
+    assert.deepEqual(await lexical('wallaby', 'api-partial'), []);
+  });
+
+  it('reads a JSONL file that starts with a byte order mark and has CRLF line ends', async () => {
+    const body = [JSON.stringify({ id: 'j1', title: 'One', content: 'bom first lynx' }), JSON.stringify({ _id: 'j2', title: 'Two', text: 'bom second puma' })].join('\r\n');
+    await fs.writeFile(path.join(dir, 'bom.jsonl'), `\uFEFF${body}\r\n`);
+    const r = JSON.parse((await run(BIN, ['ingest', path.join(dir, 'bom.jsonl'), '--no-embed', '--json'], { env })).stdout);
+    assert.equal(r.added, 2);
+    assert.deepEqual(await lexical('lynx', r.source), ['j1']);
   });
 });

@@ -61,9 +61,18 @@ export function filesystemKind(roots: () => readonly string[]): KindDefinition<R
         await check(ctx.settings);
         const r = await scanFolder(ctx.settings, p.previous);
         for (const e of r.errors) ctx.log.warn({ path: e.path, err: e.message }, 'file skipped');
+        // What could not be read this time keeps its stored version. A full sync removes what it did not see,
+        // and starts without the previous scan state, so it asks the store what an unreadable folder held.
+        const skipped = r.errors.map((e) => ({ external_id: e.path, reason: e.message }));
+        if (p.mode === 'full') {
+          for (const e of r.errors.filter((x) => x.path.endsWith('/'))) {
+            for (const d of await ctx.stored(e.path)) skipped.push({ external_id: d.external_id, reason: `in ${e.path}: ${e.message}` });
+          }
+        }
         return {
           documents: r.upserts.map((d) => ({ ...d, title: d.title, content: d.content, url: d.url ?? undefined, author: d.author ?? undefined, document_type: d.document_type ?? undefined, created_at: d.created_at ?? undefined, updated_at: d.updated_at ?? undefined, metadata: d.metadata ?? undefined, acl: undefined })),
           deleted: p.mode === 'incremental' ? r.deletes : [],
+          skipped,
           next: null,
           cursor: r.state,
         };

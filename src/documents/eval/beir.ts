@@ -17,17 +17,30 @@ export interface BeirQuery {
   readonly text: string;
 }
 
-export async function* readJsonl(file: string): AsyncGenerator<{ line: number; value: unknown }> {
+/**
+ * The non-blank lines of a JSONL file, parsed; a line that is not JSON yields its `error` instead. A UTF-8 byte
+ * order mark before the first line (editors on Windows write one) is not part of it.
+ */
+export async function* jsonlValues(file: string): AsyncGenerator<{ line: number; value: unknown } | { line: number; error: string }> {
   const rl = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
   for await (const raw of rl) {
     n++;
-    if (!raw.trim()) continue;
+    const text = n === 1 && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
+    if (!text.trim()) continue;
     try {
-      yield { line: n, value: JSON.parse(raw) };
+      yield { line: n, value: JSON.parse(text) };
     } catch (err) {
-      throw new Error(`${file}:${n}: invalid JSON (${(err as Error).message})`);
+      yield { line: n, error: `invalid JSON (${(err as Error).message})` };
     }
+  }
+}
+
+/** The non-blank lines of a JSONL file, parsed; throws at the first line that is not JSON. */
+export async function* readJsonl(file: string): AsyncGenerator<{ line: number; value: unknown }> {
+  for await (const r of jsonlValues(file)) {
+    if ('error' in r) throw new Error(`${file}:${r.line}: ${r.error}`);
+    yield r;
   }
 }
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { DocumentInput } from '../types.ts';
@@ -26,19 +28,35 @@ export interface ScanResult {
   readonly deletes: string[];
   readonly state: FolderState;
   readonly unchanged: number;
-  /** Files that could not be read or parsed; their previous version (if any) is kept. */
+  /**
+   * Files that could not be read or parsed, and sub-folders that could not be listed (their path ends with
+   * `/`). Their previous version (if any) is kept: for a folder, every file of `previous` under it.
+   */
   readonly errors: { path: string; message: string }[];
 }
 
 const DEFAULT_EXCLUDE = ['**/.*', '**/.*/**', '**/node_modules/**'];
 
-async function* walk(root: string, rel = ''): AsyncGenerator<string> {
-  const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
+/**
+ * Relative paths of the files under `root`, sorted. A folder that `skip` matches is not entered; a sub-folder
+ * that cannot be listed (permissions, removed meanwhile) goes to `onError` and the walk goes on. The root
+ * itself failing throws: that is not a partial scan.
+ */
+async function* walk(root: string, skip: (rel: string) => boolean, onError: (folder: string, err: NodeJS.ErrnoException) => void, rel = ''): AsyncGenerator<string> {
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
+  } catch (err) {
+    if (!rel) throw err;
+    onError(rel, err as NodeJS.ErrnoException);
+    return;
+  }
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const e of entries) {
     const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) yield* walk(root, p);
-    else if (e.isFile()) yield p;
+    if (e.isDirectory()) {
+      if (!skip(p)) yield* walk(root, skip, onError, p);
+    } else if (e.isFile()) yield p;
   }
 }
 
@@ -58,13 +76,19 @@ export async function scanFolder(
   const stat = await fs.stat(root);
   const base = stat.isDirectory() ? root : path.dirname(root);
   const include = picomatch(s.include?.length ? s.include : SUPPORTED_EXTENSIONS.map((e) => `**/*${e}`), { nocase: true, dot: false });
-  const exclude = picomatch([...DEFAULT_EXCLUDE, ...(s.exclude ?? [])], { dot: true });
+  // A folder an exclude glob matches (`.git`, `node_modules`, `build`, `sub/**`, `**/build/**`) is not entered.
+  const exclude = picomatch([...DEFAULT_EXCLUDE, ...(s.exclude ?? [])], { nocase: true, dot: true });
   const maxBytes = (s.max_file_size_mb ?? 50) * 1024 * 1024;
 
-  const files = stat.isDirectory() ? walk(root) : (async function* () { yield path.basename(root); })();
   const next: Record<string, z.infer<typeof fileStateSchema>> = {};
   const upserts: DocumentInput[] = [];
   const errors: { path: string; message: string }[] = [];
+  const unlisted = (folder: string, err: NodeJS.ErrnoException) => {
+    errors.push({ path: `${folder}/`, message: `cannot read folder (${err.code ?? err.message})` });
+    // What it held last time stays: an unreadable folder is not a deleted one.
+    for (const [rel, st] of Object.entries(prev)) if (rel.startsWith(`${folder}/`)) next[rel] = st;
+  };
+  const files = stat.isDirectory() ? walk(root, exclude, unlisted) : (async function* () { yield path.basename(root); })();
   let unchanged = 0;
   let seen = 0;
   for await (const rel of files) {
@@ -92,7 +116,7 @@ export async function scanFolder(
         external_id: rel,
         title: parsed.title ?? path.basename(rel),
         content: parsed.content,
-        url: `file://${abs}`,
+        url: pathToFileURL(abs).href,
         document_type: 'file',
         created_at: new Date(st.birthtimeMs || st.mtimeMs).toISOString(),
         updated_at: new Date(st.mtimeMs).toISOString(),
