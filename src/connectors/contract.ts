@@ -135,6 +135,11 @@ export interface KindDefinition<C, S, Cur = unknown, P = unknown> {
   /** True when the credentials alone let the connector work (no OAuth redirect needed). */
   hasUsableCredentials(credentials: C): boolean;
   validate?(ctx: SourceContext<C, S>): Promise<CredentialCheck>;
+  /**
+   * Checks parsed settings against the server before the connector is created (e.g. a folder that must lie under
+   * the allowed roots); throws `SourceSettingsError`, which creation answers as 400 naming `settings`.
+   */
+  checkSettings?(settings: S): Promise<void>;
   readonly sync?: SyncCapability<C, S, Cur, P>;
   readonly webhook?: WebhookCapability<C, S>;
   readonly actions?: readonly ActionDefinition<C, S>[];

@@ -9,6 +9,7 @@ import { Ops } from '../platform/operations.ts';
 import { cancelConnectorJobs, VALIDATE_JOB_KIND } from '../sync/request.ts';
 import { recentRuns, type SyncRun } from '../sync/runs.ts';
 import { nextIncrementalAt, scheduleFor } from '../sync/schedule.ts';
+import { SourceSettingsError } from '../sync/vendor-errors.ts';
 import { getKind, listKinds } from './catalog.ts';
 import type { ConnectorDeps } from './deps.ts';
 import { createOAuthUrl } from './oauth/flow.ts';
@@ -51,6 +52,14 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
   if (!settings.success) {
     const p = problems('settings', settings.error);
     throw Errors.validation(`invalid ${p[0]?.path ?? 'settings'}: ${p[0]?.message ?? 'invalid'}`, p);
+  }
+  if (kind.checkSettings) {
+    try {
+      await kind.checkSettings(settings.data);
+    } catch (err) {
+      if (!(err instanceof SourceSettingsError)) throw err;
+      throw Errors.validation(`invalid settings: ${err.message}`, [{ path: 'settings', message: err.message }]);
+    }
   }
   const needsOAuth = kind.authType !== 'none' && kind.oauth !== undefined && !kind.hasUsableCredentials(creds.data);
   if (needsOAuth && !deps.config.connectors.oauthClients[kind.type]) {

@@ -44,13 +44,18 @@ describe('filesystem connector (the documents module scanner behind the sync eng
     assert.equal((await ids(c.connector_id)).length, 2);
   });
 
-  it('refuses folders outside ATRIUM_FILESYSTEM_ROOTS with an actionable error', async () => {
-    const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'etc', settings: { path: path.join(dir, '..', '..', 'etc') } } })).json();
-    const after = await sync(c.connector_id, true);
-    assert.equal(after.status, 'error');
-    assert.match(after.status_reason, /settings are invalid: .*outside the allowed folders.*ATRIUM_FILESYSTEM_ROOTS/);
-    assert.doesNotMatch(after.status_reason, /credentials|OAuth/, 'not reported as a credentials problem');
-    assert.deepEqual(await ids(c.connector_id), []);
+  const create = (name: string, folder: string) =>
+    t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: name, settings: { path: folder } } });
+
+  it('refuses folders outside ATRIUM_FILESYSTEM_ROOTS at creation with an actionable 400', async () => {
+    const res = await create('etc', path.join(dir, '..', '..', 'etc'));
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().error.code, 'invalid_request');
+    assert.match(res.json().error.message, /invalid settings: .*outside the allowed folders.*ATRIUM_FILESYSTEM_ROOTS/);
+    assert.equal(res.json().error.details.problems[0].path, 'settings');
+    const none = await create('gone', path.join(dir, 'no-such-folder'));
+    assert.equal(none.statusCode, 400);
+    assert.match(none.json().error.message, /does not exist/);
   });
 
   it('refuses a path inside the roots that is, or passes through, a symlink leading outside them', async () => {
@@ -60,14 +65,12 @@ describe('filesystem connector (the documents module scanner behind the sync eng
       await fs.symlink(outside, path.join(dir, 'evil'));
       await fs.symlink(path.join(outside, 'secret.md'), path.join(dir, 'evil-file.md'));
       for (const target of ['evil', 'evil-file.md', 'evil/secret.md']) {
-        const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: target, settings: { path: path.join(dir, target) } } })).json();
-        const after = await sync(c.connector_id, true);
-        assert.equal(after.status, 'error', target);
-        assert.match(after.status_reason, /outside the allowed folders/, target);
-        assert.deepEqual(await ids(c.connector_id), [], target);
+        const res = await create(target, path.join(dir, target));
+        assert.equal(res.statusCode, 400, target);
+        assert.match(res.json().error.message, /outside the allowed folders/, target);
       }
       // A symlink met while walking an allowed folder is not followed either.
-      const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'root', settings: { path: dir } } })).json();
+      const c = (await create('root', dir)).json();
       await sync(c.connector_id, true);
       assert.ok(!(await ids(c.connector_id)).some((id) => id.startsWith('evil')));
     } finally {
@@ -77,11 +80,27 @@ describe('filesystem connector (the documents module scanner behind the sync eng
     }
   });
 
-  it('reports a folder that does not exist as invalid settings', async () => {
-    const c = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'filesystem', display_name: 'gone', settings: { path: path.join(dir, 'no-such-folder') } } })).json();
-    const after = await sync(c.connector_id, true);
-    assert.equal(after.status, 'error');
-    assert.match(after.status_reason, /settings are invalid: .*does not exist/);
+  it('checks again at every sync: a folder replaced by a symlink to elsewhere, or removed, is invalid settings', async () => {
+    const outside = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-outside-'));
+    const folder = path.join(dir, 'later');
+    try {
+      await fs.writeFile(path.join(outside, 'secret.md'), '# Secret\n\nTOPSECRET_OUTSIDE_ROOT');
+      await fs.mkdir(folder);
+      const c = (await create('later', folder)).json();
+      await fs.rm(folder, { recursive: true });
+      await fs.symlink(outside, folder);
+      const after = await sync(c.connector_id, true);
+      assert.equal(after.status, 'error');
+      assert.match(after.status_reason, /settings are invalid: .*outside the allowed folders.*ATRIUM_FILESYSTEM_ROOTS/);
+      assert.doesNotMatch(after.status_reason, /credentials|OAuth/, 'not reported as a credentials problem');
+      assert.deepEqual(await ids(c.connector_id), []);
+      await fs.rm(folder);
+      const gone = await sync(c.connector_id, true);
+      assert.match(gone.status_reason, /settings are invalid: .*does not exist/);
+    } finally {
+      await fs.rm(folder, { recursive: true, force: true });
+      await fs.rm(outside, { recursive: true, force: true });
+    }
   });
 
   it('a full sync keeps the stored version of a file that now fails to read, and the connector names what it skipped', async () => {

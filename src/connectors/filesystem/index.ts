@@ -48,6 +48,8 @@ export function filesystemKind(roots: () => readonly string[]): KindDefinition<R
     contentTypes: ['markdown', 'text', 'html', 'pdf', 'docx'],
     vendorLimits: {},
     hasUsableCredentials: () => true,
+    // Refused at creation already; syncs check again (the roots, the folder or its symlinks may change).
+    checkSettings: check,
     async validate(ctx) {
       // A SourceSettingsError, not a credentials problem: it propagates with its class.
       await check(ctx.settings);
