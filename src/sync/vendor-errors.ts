@@ -33,7 +33,9 @@ export function authErrorMessage(err: VendorAuthError): string {
 
 /** A vendor's 429 (or GitHub's exhausted-quota 403) as VendorRateLimitedError, else null. */
 export function rateLimitFromResponse(status: number, header: (name: string) => string | null | undefined): VendorRateLimitedError | null {
-  const exhausted = status === 403 && header('x-ratelimit-remaining') === '0';
+  // GitHub answers an exhausted primary quota with 403 and x-ratelimit-remaining: 0, and a secondary rate limit
+  // with 403 (or 429) and Retry-After.
+  const exhausted = status === 403 && (header('x-ratelimit-remaining') === '0' || Boolean(header('retry-after')));
   if (status !== 429 && !exhausted) return null;
   const reset = header('x-ratelimit-reset');
   const retryAfter = parseRetryAfter(header('retry-after'), Date.now()) ?? (reset ? Math.max(0, Number(reset) * 1000 - Date.now()) : null);

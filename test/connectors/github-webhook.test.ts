@@ -116,4 +116,19 @@ describe('github webhooks', () => {
     const removed = await deliver('push', push);
     assert.equal(removed.json().deleted, 1);
   });
+  it('ignores events of repositories the settings leave out (forks and archived repositories by default)', async () => {
+    const before = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE source_node = $1', [id]);
+    for (const repository of [
+      { full_name: 'acme/old', private: false, fork: false, archived: true },
+      { full_name: 'someone/forked', private: false, fork: true, archived: false },
+    ]) {
+      const issue = example('issues', 'opened');
+      Object.assign(issue, { repository: { ...(issue.repository as object), ...repository } });
+      const res = await deliver('issues', issue);
+      assert.equal(res.statusCode, 202, res.body);
+      assert.equal(res.json().upserted ?? 0, 0, res.body);
+    }
+    const after = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE source_node = $1', [id]);
+    assert.equal(after.rows[0]?.n, before.rows[0]?.n);
+  });
 });

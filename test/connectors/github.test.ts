@@ -115,6 +115,26 @@ describe('github connector against the fake GitHub', () => {
     assert.ok(!ids.includes('file:acme/api:docs/guide.md'));
   });
 
+  it('a full sync keeps the stored files a truncated tree listing leaves out, and an empty repository syncs', async () => {
+    const repo = gh.repos[0];
+    assert.ok(repo);
+    const before = (await externalIds(t, id)).filter((x) => x.startsWith('file:acme/api:'));
+    assert.ok(before.length >= 1);
+    repo.truncateTreeAt = 0;
+    const empty: FakeRepo = { ...seededRepo('acme/empty', 0), files: new Map(), discussions: [] };
+    gh.repos.push(empty);
+    try {
+      const after = await sync(true);
+      assert.equal(after.status, 'idle', JSON.stringify(after.sync_runs[0]));
+      assert.deepEqual((await externalIds(t, id)).filter((x) => x.startsWith('file:acme/api:')), before);
+      assert.match(after.status_reason, /skipped, stored versions kept: file:acme\/api:.*\(GitHub truncated the tree listing\)/);
+      assert.ok((await externalIds(t, id)).includes('repo:acme/empty'));
+    } finally {
+      delete repo.truncateTreeAt;
+      gh.repos.splice(gh.repos.indexOf(empty), 1);
+    }
+  });
+
   it('honours a vendor 429 Retry-After: rate_limited while waiting, then finishes', async () => {
     gh.rateLimitNext(1, 1);
     const after = await sync(false);

@@ -43,6 +43,8 @@ export const DEFAULT_COMMIT: FakeCommit = { date: '2024-06-01T00:00:00Z', author
 export interface FakeRepo {
   full_name: string;
   private: boolean;
+  /** The git tree listing is cut to this many entries and says `truncated: true` (GitHub's limit for huge repos). */
+  truncateTreeAt?: number;
   fork?: boolean;
   archived?: boolean;
   description?: string;
@@ -362,8 +364,11 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
       return send(res, 201, { id: state.comments.length, body: b.body, html_url: `https://github.com/${repo.full_name}/issues/${cm[1]}#issuecomment-${state.comments.length}` });
     }
     if (req.method === 'GET' && rest.startsWith('git/trees/')) {
-      const tree = [...repo.files.entries()].sort().map(([path, content]) => ({ path, mode: '100644', type: 'blob', sha: sha(`blob:${content}`), size: Buffer.byteLength(content), url: `${base}/repos/${repo.full_name}/git/blobs/${sha(`blob:${content}`)}` }));
-      return send(res, 200, { sha: sha(JSON.stringify(tree)), url: `${base}${p}`, tree, truncated: false });
+      // GitHub: a repository without commits has no tree.
+      if (repo.files.size === 0) return send(res, 409, { message: 'Git Repository is empty.', documentation_url: 'https://docs.github.com/rest/git/trees#get-a-tree', status: '409' });
+      const full = [...repo.files.entries()].sort().map(([path, content]) => ({ path, mode: '100644', type: 'blob', sha: sha(`blob:${content}`), size: Buffer.byteLength(content), url: `${base}/repos/${repo.full_name}/git/blobs/${sha(`blob:${content}`)}` }));
+      const tree = repo.truncateTreeAt === undefined ? full : full.slice(0, repo.truncateTreeAt);
+      return send(res, 200, { sha: sha(JSON.stringify(full)), url: `${base}${p}`, tree, truncated: tree.length < full.length });
     }
     if (req.method === 'GET' && rest.startsWith('git/blobs/')) {
       const want = rest.slice('git/blobs/'.length);

@@ -131,7 +131,13 @@ export async function fetchFiles(ctx: Ctx, gh: Octokit, repo: FileRepo, files: r
   const commits = await lastCommits(ctx, gh, repo.full_name, repo.default_branch, files.map((f) => f.path));
   const documents: SourceDocument[] = [];
   for (const f of files) {
-    const blob = await call(() => gh.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { owner, repo: name, file_sha: f.sha }));
+    // A blob can vanish between the tree listing and this request (a force push): the file is left to the next sync.
+    const blob = await call(() => gh.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { owner, repo: name, file_sha: f.sha })).catch((err: unknown) => {
+      if ((err as { status?: number })?.status !== 404) throw err;
+      ctx.log.warn({ repository: repo.full_name, path: f.path }, 'GitHub no longer has this blob; skipped until the next sync');
+      return null;
+    });
+    if (!blob) continue;
     const b = blob.data as unknown as { content: string; encoding: string };
     const content = b.encoding === 'base64' ? Buffer.from(b.content, 'base64').toString('utf8') : b.content;
     documents.push(

@@ -92,6 +92,8 @@ export interface LastCommit {
 }
 
 /** A repository file at `sha` (its blob); `updated_at` and `author` come from its last commit, when known. */
+const encodePath = (p: string) => p.split('/').map(encodeURIComponent).join('/');
+
 export function fileToDocument(f: {
   repo: string;
   branch: string;
@@ -106,7 +108,8 @@ export function fileToDocument(f: {
     external_id: fileExternalId(f.repo, f.path),
     title: `${f.repo}/${f.path}`,
     content: f.content,
-    url: `${f.webBase}/${f.repo}/blob/${f.branch}/${f.path}`,
+    // Each path segment percent-encoded: a space, `#` or `?` in a file name would otherwise break the link.
+    url: `${f.webBase}/${f.repo}/blob/${encodePath(f.branch)}/${encodePath(f.path)}`,
     author: f.commit?.author,
     document_type: 'file',
     updated_at: f.commit?.date,

@@ -4,6 +4,7 @@ import { call, githubClient } from './client.ts';
 import { diffWithStored, fetchFiles, HISTORY_BATCH, type TreeEntry, wantedFiles } from './files.ts';
 import {
   discussionToDocument,
+  fileExternalId,
   type GhDiscussion,
   type GhIssue,
   type GhRepo,
@@ -141,7 +142,14 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
 
   if (page.phase === 'files') {
     if (page.files === null) {
-      const tree = await call(() => gh.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { owner, repo: name, tree_sha: repo.default_branch, recursive: 'true' }));
+      // An empty repository answers 409 ("Git Repository is empty"), a missing default branch 404: no files.
+      const tree = await call(() => gh.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { owner, repo: name, tree_sha: repo.default_branch, recursive: 'true' })).catch(
+        (err: unknown) => {
+          const status = (err as { status?: number })?.status;
+          if (status === 409 || status === 404) return { data: { sha: `empty:${status}`, truncated: false, tree: [] } };
+          throw err;
+        },
+      );
       const data = tree.data as unknown as { sha: string; truncated?: boolean; tree: TreeEntry[] };
       const known = { ...page, trees: { ...page.trees, [repo.full_name]: data.sha } };
       if (page.mode === 'incremental' && page.trees[repo.full_name] === data.sha) return { documents: [], next: nextPhase(known), cursor: cursorOf(known) };
@@ -151,7 +159,15 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
       const diff = page.mode === 'incremental' ? await diffWithStored(ctx, repo, wanted) : { fetch: wanted, deleted: [] };
       if (data.truncated) ctx.log.warn({ repository: repo.full_name }, 'GitHub truncated the git tree listing; files missing from it are kept');
       const deleted = data.truncated ? [] : diff.deleted;
-      return { documents: [], deleted, next: diff.fetch.length > 0 ? { ...known, files: diff.fetch } : nextPhase(known), cursor: cursorOf(known) };
+      // A full sync deletes what it did not see: stored files a truncated listing left out are kept as skipped.
+      const listed = new Set(wanted.map((f) => fileExternalId(repo.full_name, f.path)));
+      const skipped =
+        data.truncated && page.mode === 'full'
+          ? (await ctx.stored(fileExternalId(repo.full_name, '')))
+              .filter((d) => !listed.has(d.external_id))
+              .map((d) => ({ external_id: d.external_id, reason: 'GitHub truncated the tree listing' }))
+          : [];
+      return { documents: [], deleted, skipped, next: diff.fetch.length > 0 ? { ...known, files: diff.fetch } : nextPhase(known), cursor: cursorOf(known) };
     }
     const batch = page.files.slice(0, FILES_PER_PAGE);
     const documents = await fetchFiles(ctx, gh, repo, batch, webBase(ctx));

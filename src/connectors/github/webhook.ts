@@ -97,8 +97,11 @@ export const githubWebhook: WebhookCapability<GitHubCredentials, GitHubSettings>
   async changes(ctx, { headers, payload }) {
     const event = headers['x-github-event'] ?? '';
     const p = payload as Record<string, unknown>;
-    const repo = p.repository as { full_name: string; private: boolean } | undefined;
+    const repo = p.repository as { full_name: string; private: boolean; fork?: boolean; archived?: boolean } | undefined;
     if (!repo) return { documents: [], deleted: [], event };
+    // An organization- or app-wide webhook delivers every repository's events: only those the sync would read
+    // count (`repositories`, `sync_private_repos`, `sync_archived_repos`, `include_forks`).
+    if (!repoWanted(ctx.settings, repo)) return { documents: [], deleted: [], event: `${event}.out_of_scope` };
     const action = typeof p.action === 'string' ? p.action : '';
     if (event === 'issues' || event === 'pull_request') {
       const raw = (event === 'issues' ? p.issue : p.pull_request) as GhIssue;
