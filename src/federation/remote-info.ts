@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RemoteNodeWithKey } from './nodes.ts';
+import { HOP_HEADER, networkFailure, readCapped } from './remote.ts';
 import type { FederationDeps } from './service.ts';
 
 /** What GET /v1/nodes shows about a remote Atrium node, as that node reports it. */
@@ -14,6 +15,8 @@ export interface RemoteNodeInfo {
 
 /** A successful answer is reused this long; a failure is not cached (the next listing asks again). */
 export const REMOTE_INFO_TTL_MS = 60_000;
+/** A node's model list and sources fit in far less. */
+const REMOTE_INFO_MAX_BYTES = 1024 * 1024;
 
 const modelsResponse = z.object({ models: z.array(z.object({ id: z.string(), default: z.boolean().optional() })) });
 const nodesResponse = z.object({
@@ -27,8 +30,9 @@ const nodesResponse = z.object({
 export async function fetchRemoteInfo(node: RemoteNodeWithKey, opts: { deadlineMs: number; fetch?: typeof fetch }): Promise<RemoteNodeInfo> {
   const signal = AbortSignal.timeout(opts.deadlineMs);
   const get = async (p: string): Promise<unknown> => {
-    const res = await (opts.fetch ?? fetch)(`${node.url}${p}`, { headers: { authorization: `Bearer ${node.apiKey}` }, signal });
-    const text = await res.text();
+    // The hop header: the remote lists its own sources only (no describing of its remotes, so no loop).
+    const res = await (opts.fetch ?? fetch)(`${node.url}${p}`, { headers: { authorization: `Bearer ${node.apiKey}`, [HOP_HEADER]: '1' }, signal });
+    const text = await readCapped(res, REMOTE_INFO_MAX_BYTES);
     if (!res.ok) throw new Error(`${p}: HTTP ${res.status}`);
     return JSON.parse(text);
   };
@@ -43,7 +47,7 @@ export async function fetchRemoteInfo(node: RemoteNodeWithKey, opts: { deadlineM
     return { embedding_model: query, embedding_models: [...all], status: 'online' };
   } catch (err) {
     const name = (err as Error).name;
-    const reason = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${opts.deadlineMs} ms` : (err as Error).message;
+    const reason = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${opts.deadlineMs} ms` : networkFailure(err);
     return { embedding_model: null, embedding_models: [], status: `unreachable: ${reason}` };
   }
 }

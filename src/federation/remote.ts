@@ -9,6 +9,43 @@ export const HOP_HEADER = 'x-atrium-federation-hop';
 /** Sent with HOP_HEADER while the originating node is damping: the receiving node puts critical items first within its budget. */
 export const CRITICAL_FIRST_HEADER = 'x-atrium-critical-first';
 
+/** The largest answer read from a remote node: 100 items of passages (≤ 1,000 characters) with reasoning fit in ~0.5 MB. */
+export const REMOTE_MAX_BYTES = 4 * 1024 * 1024;
+/** A remote item's content is cut to this many characters (local items are single passages). */
+export const REMOTE_MAX_CONTENT_CHARS = 10_000;
+
+/** The body as text, refused once it passes `maxBytes` (a misbehaving node cannot exhaust memory within the deadline). */
+export async function readCapped(res: Response, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? 'NaN');
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw new Error(`answer larger than ${maxBytes} bytes (${declared})`);
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new Error(`answer larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What failed on the network, with the cause undici hides behind "fetch failed" (e.g. ECONNREFUSED). */
+export function networkFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  const detail = cause?.code ?? cause?.message;
+  return detail && !message.includes(detail) ? `${message} (${detail})` : message;
+}
+
 export type NodeOutcome =
   | { readonly ok: true; readonly items: FederatedItem[]; readonly consulted: string[] }
   | { readonly ok: false; readonly reason: 'timeout' | 'error' | 'rejected'; readonly message: string };
@@ -50,7 +87,7 @@ export async function queryRemoteNode(
       body: JSON.stringify(body),
       signal,
     });
-    const text = await res.text();
+    const text = await readCapped(res, REMOTE_MAX_BYTES);
     if (res.status === 400) return { ok: false, reason: 'rejected', message: remoteErrorMessage(text) };
     if (!res.ok) return { ok: false, reason: 'error', message: `HTTP ${res.status}: ${text.slice(0, 200)}` };
     const parsed = federatedResponseSchema.safeParse(JSON.parse(text));
@@ -58,13 +95,19 @@ export async function queryRemoteNode(
     const prefix = `${node.name}/`;
     return {
       ok: true,
-      items: parsed.data.items.map((i) => ({ ...i, source_node: prefix + i.source_node, metadata: { ...i.metadata, remote_node: node.name } })),
+      // No more than was asked for, and passages of a sane size, whatever the node sends.
+      items: parsed.data.items.slice(0, body.max_results).map((i) => ({
+        ...i,
+        content: i.content.length > REMOTE_MAX_CONTENT_CHARS ? i.content.slice(0, REMOTE_MAX_CONTENT_CHARS) : i.content,
+        source_node: prefix + i.source_node,
+        metadata: { ...i.metadata, remote_node: node.name },
+      })),
       consulted: parsed.data.nodes_consulted.map((n) => prefix + n),
     };
   } catch (err) {
     const name = (err as Error).name;
     if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, reason: 'timeout', message: `no answer within ${opts.deadlineMs} ms` };
-    return { ok: false, reason: 'error', message: (err as Error).message };
+    return { ok: false, reason: 'error', message: networkFailure(err) };
   }
 }
 

@@ -155,4 +155,78 @@ describe('federation across Atrium instances', () => {
     assert.match(slowNode.status, /^unreachable: no answer within 1500 ms/);
     assert.equal(listed.find((n: { node_id: string }) => n.node_id === 'paris').status, 'online');
   });
+  const nodesListings = async (t: TestApp) => {
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('atrium_http_requests_total') && l.includes('route="/v1/nodes"') && l.includes('method="GET"'))
+      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+  };
+
+  it('lists nodes without looping when two instances register each other (the remote lists its own sources only)', async () => {
+    const aAddr = await a.app.listen({ port: 0, host: '127.0.0.1' });
+    const aKey = await a.keyWith(['query']);
+    const bAddr = (await a.app.inject({ method: 'GET', url: '/v1/nodes', headers: a.admin })).json().nodes.find((n: { node_id: string }) => n.node_id === 'paris').url;
+    assert.equal((await b.app.inject({ method: 'POST', url: '/v1/nodes', headers: b.admin, payload: { name: 'lyon', url: aAddr, api_key: aKey.authorization.slice(7) } })).statusCode, 201);
+    // A new name, so A's one-minute cache of what paris reported does not answer.
+    const bKey = await b.keyWith(['query']);
+    assert.equal((await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'paris-again', url: bAddr, api_key: bKey.authorization.slice(7) } })).statusCode, 201);
+    const [aBefore, bBefore] = [await nodesListings(a), await nodesListings(b)];
+    const res = await a.app.inject({ method: 'GET', url: '/v1/nodes', headers: a.admin });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().nodes.find((n: { node_id: string }) => n.node_id === 'paris-again').status, 'online');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await nodesListings(b)) - bBefore, 1, 'B was asked once, for its own sources');
+    assert.equal((await nodesListings(a)) - aBefore, 1, 'only the listing itself: B did not ask A back');
+    const hop = (await b.app.inject({ method: 'GET', url: '/v1/nodes', headers: { ...b.admin, [HOP_HEADER]: '1' } })).json().nodes;
+    assert.ok(hop.every((n: { kind: string }) => n.kind === 'local'));
+    await a.app.inject({ method: 'DELETE', url: '/v1/nodes/paris-again', headers: a.admin });
+    await b.app.inject({ method: 'DELETE', url: '/v1/nodes/lyon', headers: b.admin });
+  });
+
+  it('refuses node URLs with a query, fragment or credentials, and names why a node could not be reached', async () => {
+    for (const url of ['http://127.0.0.1:9/?x=1', 'http://127.0.0.1:9/#frag', 'http://user:secretpw@127.0.0.1:9']) {
+      const res = await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'bad', url, api_key: 'atr_whatever_key_123' } });
+      assert.equal(res.statusCode, 400, url);
+      assert.ok(!res.body.includes('secretpw'));
+    }
+    const dead = http.createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
+    await new Promise((resolve) => dead.close(resolve));
+    assert.equal((await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'dead', url: deadUrl, api_key: 'atr_whatever_key_123' } })).statusCode, 201);
+    const res = await federate({ query: 'payment', user_id: 'u9', node_ids: ['dead'] }, '/v1/federate/force');
+    assert.equal(res.statusCode, 500);
+    assert.match(res.json().error.message, /ECONNREFUSED/);
+    await a.app.inject({ method: 'DELETE', url: '/v1/nodes/dead', headers: a.admin });
+  });
+
+  it('bounds what a remote node may send: body size, item count and passage length', async () => {
+    const real = (await b.app.inject({ method: 'POST', url: '/v1/federate', headers: { ...b.admin, [HOP_HEADER]: '1' }, payload: { query: 'payment', user_id: 'x' } })).json();
+    assert.ok(real.items.length > 0);
+    let mode: 'many' | 'huge' = 'many';
+    const rogue = http.createServer((_req, res) => {
+      const item = { ...real.items[0], content: 'z'.repeat(20_000) };
+      const body = mode === 'many' ? { ...real, items: Array.from({ length: 150 }, (_, i) => ({ ...item, id: `x${i}` })) } : { ...real, padding: 'p'.repeat(6 * 1024 * 1024) };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(rogue.address() as AddressInfo).port}`;
+      assert.equal((await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'rogue', url, api_key: 'atr_whatever_key_123' } })).statusCode, 201);
+      const many = await federate({ query: 'payment', user_id: 'u10', node_ids: ['rogue'], max_results: 5 }, '/v1/federate/force');
+      assert.equal(many.statusCode, 200, many.body);
+      assert.ok(many.json().items.length <= 5);
+      assert.ok(many.json().items.every((i: { content: string }) => i.content.length <= 10_000));
+      mode = 'huge';
+      const huge = await federate({ query: 'payment', user_id: 'u11', node_ids: ['rogue'], include_reasoning: true }, '/v1/federate/force');
+      assert.equal(huge.statusCode, 500, huge.body);
+      assert.match(huge.json().error.message, /larger than/);
+    } finally {
+      await a.app.inject({ method: 'DELETE', url: '/v1/nodes/rogue', headers: a.admin });
+      rogue.closeAllConnections();
+      await new Promise((resolve) => rogue.close(resolve));
+    }
+  });
 });

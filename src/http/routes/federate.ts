@@ -63,7 +63,13 @@ const node = z.object({
 const nodeBody = z
   .object({
     name: z.string().regex(NODE_NAME, 'lowercase letters, digits, - and _, at most 63 characters'),
-    url: z.url({ protocol: /^https?$/ }).max(2000),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .refine((u) => {
+        const parsed = new URL(u);
+        return !parsed.search && !parsed.hash && !parsed.username && !parsed.password;
+      }, 'the base URL of the instance (e.g. https://atrium.example.com): no query, fragment or credentials; the API key goes in api_key'),
     api_key: z.string().min(8).max(4096).describe('an API key of the remote instance with the query permission; stored encrypted, never returned'),
   })
   .strict();
@@ -177,10 +183,13 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
     },
     async (request) => {
       const tenantId = principalOf(request).tenantId;
+      // Asked by another node (GET /v1/nodes of a remote, describing this one): local sources only, like the
+      // federated query's one hop; describing our remotes in turn would loop when two nodes register each other.
+      const hop = request.headers[HOP_HEADER] === '1';
       const [sources, models, remotes] = await Promise.all([
         listLocalSources(deps.db, tenantId),
         sourceModels(deps.db, tenantId),
-        listNodesWithKeys(deps.db, deps.secrets, tenantId),
+        hop ? Promise.resolve([]) : listNodesWithKeys(deps.db, deps.secrets, tenantId),
       ]);
       // Each remote node reports its own models (cached a minute; an unreachable node shows null and its status).
       const infos = await describeRemoteNodes(deps, remotes);
