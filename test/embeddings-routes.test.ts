@@ -95,6 +95,14 @@ describe('POST /v1/embeddings and GET /v1/embeddings/models', () => {
     assert.ok(Math.abs(body.data[0].embedding[0] - 3 / n) < 1e-6);
   });
 
+  it('takes a model by its short name, in any case, as everywhere in the API', async () => {
+    for (const model of ['tiny-remote', 'OPENAI/Tiny-Remote']) {
+      const res = await t.app.inject({ method: 'POST', url: '/v1/embeddings', headers: query, payload: { input: ['abc'], model } });
+      assert.equal(res.statusCode, 200, model);
+      assert.equal(res.json().model, 'openai/tiny-remote');
+    }
+  });
+
   it('answers 404 for an unknown model and 400 for bad input, with the error shape', async () => {
     const unknown = await t.app.inject({ method: 'POST', url: '/v1/embeddings', headers: query, payload: { input: ['x'], model: 'builtin/nope' } });
     assert.equal(unknown.statusCode, 404);

@@ -187,7 +187,7 @@ describe('vec2vec API', () => {
   it('trains both directions in a durable job and serves them', async () => {
     const start = await post('/v1/vec2vec/train', {
       source_model: a.id,
-      target_model: 'bow-b-32d',
+      target_model: 'BOW-B-32D', // a short name, in any case, as everywhere in the API
       parallel_texts: texts,
       config: { min_samples: 400, validation_split: 0.15 },
     });

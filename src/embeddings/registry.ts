@@ -53,7 +53,14 @@ export function createEmbeddingRegistry(config: { readonly embeddings: Embedding
   }
   return {
     defaultId: c.defaultModel,
-    get: (id) => providers.get(id)?.provider,
+    // A model may be named by its full id or its short name (`glove-100d`), in any case, when that is unambiguous.
+    get: (id) => {
+      const exact = providers.get(id)?.provider;
+      if (exact) return exact;
+      const lower = id.toLowerCase();
+      const matches = [...providers.values()].filter((p) => p.provider.id.toLowerCase() === lower || p.provider.id.slice(p.provider.id.lastIndexOf('/') + 1).toLowerCase() === lower);
+      return matches.length === 1 ? matches[0]?.provider : undefined;
+    },
     list: () => [...providers.values()].map((p) => p.provider),
     async warmUp() {
       const started = Date.now();

@@ -115,7 +115,8 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
   let cachedLocal: LocalAnswer | undefined;
   let cacheKey: string | null = null;
   if (service && settings.cacheTtlMs > 0 && !opts.force && selection.searchLocal) {
-    cacheKey = [tenantId, hash, p.context.generation, hop ? 'hop' : 'origin', selection.localIds.join(',')].join('|');
+    // A trained, retrained or deleted translation changes how other models' passages score: a new key.
+    cacheKey = [tenantId, hash, p.context.generation, p.context.translations, hop ? 'hop' : 'origin', selection.localIds.join(',')].join('|');
     cachedLocal = service.cache.get(cacheKey, nowMs);
     cacheState = cachedLocal ? 'hit' : 'miss';
   }

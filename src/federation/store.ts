@@ -146,6 +146,8 @@ export async function sourceModels(db: Queryable, tenantId: string): Promise<Map
 /** What every federated query reads before fanning out, in one round trip. */
 export interface QueryContextRows {
   readonly generation: string;
+  /** The tenant's trained translations (count and latest training): cached answers used the registry as it was. */
+  readonly translations: string;
   readonly activeTombstones: number;
   readonly localSourceIds: string[];
   /** federation_nodes rows (id, name, url, created_at, api_key_enc); empty when not asked for. */
@@ -179,9 +181,10 @@ export async function loadQueryContext(db: Queryable & { writeEpoch?(): number }
 }
 
 async function readQueryContext(db: Queryable, tenantId: string, withNodes: boolean): Promise<QueryContextRows> {
-  const r = await db.query<{ generation: string | number | null; tombstones: number; sources: unknown; nodes: unknown }>(
+  const r = await db.query<{ generation: string | number | null; translations: string | null; tombstones: number; sources: unknown; nodes: unknown }>(
     `SELECT
        (SELECT generation FROM federation_generations WHERE tenant_id = $1) AS generation,
+       (SELECT count(*)::text || '@' || coalesce(max(trained_at)::text, '') FROM translations WHERE tenant_id = $1) AS translations,
        (SELECT count(*)::int FROM federation_tombstones WHERE tenant_id = $1 AND lifted_at IS NULL) AS tombstones,
        (SELECT coalesce(json_agg(id ORDER BY created_at, id), '[]'::json) FROM connectors WHERE tenant_id = $1) AS sources,
        CASE WHEN $2::boolean THEN (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'url', url, 'created_at', created_at, 'api_key_enc', api_key_enc) ORDER BY name), '[]'::json)
@@ -192,6 +195,7 @@ async function readQueryContext(db: Queryable, tenantId: string, withNodes: bool
   const json = (v: unknown): unknown[] => (typeof v === 'string' ? (JSON.parse(v) as unknown[]) : Array.isArray(v) ? v : []);
   return {
     generation: String(row?.generation ?? 0),
+    translations: String(row?.translations ?? ''),
     activeTombstones: Number(row?.tombstones ?? 0),
     localSourceIds: json(row?.sources).map(String),
     nodes: json(row?.nodes) as Record<string, unknown>[],

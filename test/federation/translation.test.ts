@@ -80,4 +80,21 @@ describe('automatic translation in the federated query', () => {
     assert.equal(res.items[0]!.federation_confidence, 1);
     assert.ok(res.items[0]!.semantic_similarity > 0.5);
   });
+  it('does not serve a cached answer once a translation is trained, retrained or deleted', async () => {
+    const deps = { ...t.deps, embeddings: registry(modelB), federation: createFederationService(t.config, { translator }) };
+    const ask = async () => ((await runFederatedQuery(deps, principal, { query: 'budget forecast', user_id: 'u4', include_reasoning: true })).reasoning as { cache: string }).cache;
+    assert.equal(await ask(), 'miss');
+    assert.equal(await ask(), 'hit');
+    await t.db.query(
+      `INSERT INTO translations (id, tenant_id, source_model, target_model, kind, source_dim, target_dim, confidence, sample_count, params)
+       VALUES ('tr_cache_probe', 'default', 'test/hash-a', 'test/hash-b', 'linear', 64, 64, 0.9, 100, '\\x00')`,
+    );
+    assert.equal(await ask(), 'miss', 'trained');
+    assert.equal(await ask(), 'hit');
+    await t.db.query("UPDATE translations SET trained_at = now() + interval '1 second' WHERE id = 'tr_cache_probe'");
+    assert.equal(await ask(), 'miss', 'retrained');
+    await t.db.query("DELETE FROM translations WHERE id = 'tr_cache_probe'");
+    // Back to no translation: the answer cached before the training holds again (not the one that used it).
+    assert.equal(await ask(), 'hit', 'deleted');
+  });
 });

@@ -116,7 +116,10 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
       const principal = principalOf(request);
       const { body } = request;
       const provider = (name: string) => {
-        const p = deps.embeddings?.get(name) ?? deps.embeddings?.list().find((x) => x.id.slice(x.id.lastIndexOf('/') + 1) === name);
+        const lower = name.toLowerCase();
+        const p =
+          deps.embeddings?.get(name) ??
+          deps.embeddings?.list().find((x) => x.id.toLowerCase() === lower || x.id.slice(x.id.lastIndexOf('/') + 1).toLowerCase() === lower);
         if (!p) {
           const have = deps.embeddings?.list().map((x) => x.id) ?? [];
           throw new AppError('not_found', 404, `embedding model '${name}' is not available on this server, so it cannot embed the parallel texts (available: ${have.join(', ') || 'none'})`, {
