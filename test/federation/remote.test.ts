@@ -185,6 +185,11 @@ describe('federation across Atrium instances', () => {
   });
 
   it('refuses node URLs with a query, fragment or credentials, and names why a node could not be reached', async () => {
+    for (const url of [a.config.publicUrl, 'http://127.0.0.1:8080', 'http://reached.example:8443']) {
+      const self = await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: { ...a.admin, host: 'reached.example:8443' }, payload: { name: 'self', url, api_key: 'atr_whatever_key_123' } });
+      assert.equal(self.statusCode, 400, `${url}: ${self.body}`);
+      assert.match(self.json().error.message, /this instance itself/);
+    }
     for (const url of ['http://127.0.0.1:9/?x=1', 'http://127.0.0.1:9/#frag', 'http://user:secretpw@127.0.0.1:9']) {
       const res = await a.app.inject({ method: 'POST', url: '/v1/nodes', headers: a.admin, payload: { name: 'bad', url, api_key: 'atr_whatever_key_123' } });
       assert.equal(res.statusCode, 400, url);

@@ -76,6 +76,22 @@ const nodeBody = z
 
 const remoteNode = z.object({ node_id: z.string(), name: z.string(), url: z.string(), created_at: isoTimestamp });
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
+
+/**
+ * Whether a node URL names this very instance (its public URL, the Host it was reached by, or a loopback address
+ * on its port): registering it would return every local item twice. A name that resolves here through DNS or a
+ * proxy is not detected.
+ */
+function isThisInstance(deps: AppDeps, url: string, requestHost: string | undefined): boolean {
+  const u = new URL(url);
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  const self = new URL(deps.config.publicUrl);
+  if (u.host === self.host && u.protocol === self.protocol) return true;
+  if (requestHost && u.host === requestHost) return true;
+  return LOOPBACK.has(u.hostname) && port === String(deps.config.port) && (LOOPBACK.has(deps.config.host) || deps.config.host === u.hostname);
+}
+
 export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
   // The federated query writes its activity rows and audit events behind the response: flush them before the store closes.
   app.addHook('onClose', async () => {
@@ -228,6 +244,9 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request, reply) => {
       const p = principalOf(request);
       const now = deps.clock.now();
+      if (isThisInstance(deps, request.body.url, request.headers.host)) {
+        throw Errors.validation('url is this instance itself: its sources are already searched locally', [{ path: 'body.url', message: 'this instance' }]);
+      }
       const sources = await listLocalSources(deps.db, p.tenantId);
       if (sources.some((s) => s.id === request.body.name)) throw Errors.conflict(`'${request.body.name}' is already a local source id`);
       const created = await registerNode(deps.db, deps.secrets, {
