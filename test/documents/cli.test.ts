@@ -48,14 +48,6 @@ describe('atrium ingest / search / eval', () => {
   });
 
   it('says what is wrong when the target or an option is', async () => {
-    const fails = async (args: string[]) => {
-      const err = (await run(BIN, args, { env }).then(
-        () => assert.fail(`${args.join(' ')} succeeded`),
-        (e: { code: number; stderr: string }) => e,
-      )) as { code: number; stderr: string };
-      assert.notEqual(err.code, 0);
-      return err.stderr;
-    };
     assert.match(await fails(['ingest', path.join(dir, 'nope')]), /nope: no such file or folder/);
     assert.match(await fails(['ingest', path.join(dir, 'folder', 'travel.txt')]), /expected a folder or a \.jsonl file/);
     assert.match(await fails(['search', 'x', '--mode', 'bogus']), /Allowed choices are hybrid, lexical, vector/);

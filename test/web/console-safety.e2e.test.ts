@@ -11,6 +11,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { createSession } from '../../src/auth/sessions.ts';
 import { upsertUser } from '../../src/auth/users.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from '../support/app.ts';
+import { apiCaller } from './http.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
@@ -23,15 +24,7 @@ let folder: string;
 /** The service's clock runs with the system's, plus what a test moves it on by (to expire a session). */
 let skewMs = 0;
 
-async function call<T = unknown>(method: string, url: string, body?: unknown, key = ADMIN_KEY): Promise<{ status: number; json: T }> {
-  const res = await fetch(base + url, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T };
-}
+const call = apiCaller(() => base);
 
 /** The SSO callbacks redirect to ATRIUM_PUBLIC_URL, so the port is chosen before the app is built. */
 async function freePort(): Promise<number> {

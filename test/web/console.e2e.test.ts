@@ -11,6 +11,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { createSession } from '../../src/auth/sessions.ts';
 import { upsertUser } from '../../src/auth/users.ts';
 import { ADMIN_KEY, createTestApp, type TestApp } from '../support/app.ts';
+import { apiCaller } from './http.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve('test-artifacts/web');
@@ -25,15 +26,7 @@ let context: BrowserContext;
 let page: Page;
 let paths: Set<string>;
 
-async function call<T = unknown>(method: string, url: string, body?: unknown, key = ADMIN_KEY): Promise<{ status: number; json: T }> {
-  const res = await fetch(base + url, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T };
-}
+const call = apiCaller(() => base);
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** Accessibility problems (axe-core, WCAG 2 A/AA, serious or critical) per page, checked by the last test. */
