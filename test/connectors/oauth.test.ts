@@ -54,6 +54,18 @@ describe('connector OAuth 2.0 (authorization code + PKCE, refresh)', () => {
     assert.match(replay.json().error.message, /already used/);
   });
 
+  it('a failed code exchange says why without the code or the client secret the provider echoed', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'echo' } });
+    const state = new URL(created.json().oauth_url).searchParams.get('state') ?? '';
+    const code = 'forged-code-0123456789';
+    const res = await callback(state, code);
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.body, /token exchange failed: .*invalid_grant/);
+    assert.ok(!res.body.includes(code), res.body);
+    const secret = t.config.connectors.oauthClients.github?.client_secret ?? '';
+    assert.ok(secret.length >= 8 && !res.body.includes(secret), res.body);
+  });
+
   it('oauth-url states are bound to a connector and expire after 10 minutes', async () => {
     const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'late' } });
     const id = created.json().connector_id;

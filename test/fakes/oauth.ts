@@ -44,7 +44,8 @@ export async function startFakeOAuth(client: { id: string; secret: string }): Pr
       };
       if (form.grant_type === 'authorization_code') {
         const c = form.code ? codes.get(form.code) : undefined;
-        if (!c) return reply(400, { error: 'invalid_grant', error_description: 'unknown code' });
+        // Some providers echo what they refuse: the code (and, here, the client secret) come back in the description.
+        if (!c) return reply(400, { error: 'invalid_grant', error_description: `unknown code ${form.code ?? ''} for client ${form.client_id}:${form.client_secret}` });
         codes.delete(form.code ?? '');
         const verified = createHash('sha256').update(form.code_verifier ?? '').digest('base64url') === c.challenge;
         if (!verified) return reply(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
+import { maskSecrets, secretStrings } from '../../sync/vendor-errors.ts';
 import { getKind } from '../catalog.ts';
 import type { ConnectorDeps } from '../deps.ts';
 import { applyTransition, type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
@@ -124,7 +125,9 @@ export async function completeOAuth(deps: ConnectorDeps, input: { state: string;
     );
     await storeTokens(deps, tenantId, connectorId, tokens);
   } catch (err) {
-    return { ok: false, reason: `token exchange failed: ${err instanceof Error ? err.message : String(err)}` };
+    // The vendor's error may echo the code, the verifier or the client secret: none of them is shown or stored.
+    const secrets = secretStrings([input.code, c.clientSecret, deps.secrets.open(String(row.code_verifier_enc))]);
+    return { ok: false, reason: maskSecrets(`token exchange failed: ${err instanceof Error ? err.message : String(err)}`, secrets) };
   }
   const moved = await applyTransition(deps.db, tenantId, connectorId, 'oauth_completed');
   if (!moved.ok) return { ok: false, reason: moved.reason };
