@@ -28,6 +28,8 @@ export interface RunOptions {
   readonly hop?: boolean;
   /** With `hop`: the originating node is damping, so critical items go first within the budget (header CRITICAL_FIRST_HEADER). */
   readonly criticalFirst?: boolean;
+  /** With `hop`: the terms of the user's recent queries at the originating node (header CONTEXT_TERMS_HEADER). */
+  readonly contextTerms?: readonly string[];
 }
 
 interface Selection {
@@ -94,6 +96,8 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
   const plan = planDamping(entropy.entropy, q.max_results, settings.dampingThreshold);
   // While damping, critical items go first at every stage: each source's budget, each remote node's, the answer.
   const criticalFirst = plan.active || (hop && opts.criticalFirst === true);
+  // The user's earlier queries (context sensitivity): the originating node owns them and sends them along.
+  const contextTerms = new Set(hop ? (opts.contextTerms ?? []) : history.flatMap((h) => h.terms));
 
   const selection = selectNodes(deps, p.context, q, hop);
   const failed: { node: string; reason: string }[] = [];
@@ -120,7 +124,7 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
     cachedLocal = service.cache.get(cacheKey, nowMs);
     cacheState = cachedLocal ? 'hit' : 'miss';
   }
-  const result = await fanOut(deps, tenantId, q, selection, remotes, { budget: plan.per_node_budget, criticalFirst, intent, cachedLocal }, failed);
+  const result = await fanOut(deps, tenantId, q, selection, remotes, { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal }, failed);
   const fan = result.fan;
   if (result.rejected) throw Errors.validation(`a remote node rejected the request: ${result.rejected}`, [{ path: 'body.node_ids', message: result.rejected }]);
   if (selectedCount > 0 && result.answered === 0) {
@@ -135,7 +139,6 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
   const docIds = [...new Set(fan.local.map((c) => c.passage.document_id))];
   const sources = [...new Set(fan.local.map((c) => c.passage.source_node))];
   const tombstoneOf = tombstoneMatcher(p.context.activeTombstones > 0 ? await tombstonesFor(deps.db, tenantId, docIds, sources) : []);
-  const contextTerms = new Set(history.flatMap((h) => h.terms));
   const local = capPerNode(
     rankLocal(fan.local, { now, intent, lambda: settings.decayLambda, userId: q.user_id, contextTerms, tombstoneOf, includeReasoning: q.include_reasoning }),
     plan.per_node_budget,
@@ -253,7 +256,7 @@ async function fanOut(
   q: FederatedQuery,
   selection: Selection,
   remotes: Selection['remotes'],
-  o: { budget: number; criticalFirst: boolean; intent: ReturnType<typeof inferIntent>; cachedLocal: LocalAnswer | undefined },
+  o: { budget: number; criticalFirst: boolean; intent: ReturnType<typeof inferIntent>; contextTerms: ReadonlySet<string>; cachedLocal: LocalAnswer | undefined },
   failed: { node: string; reason: string }[],
 ): Promise<FanOutResult> {
   const deadlineMs = deps.config.federation.deadlineMs;
@@ -261,7 +264,7 @@ async function fanOut(
   const localTask =
     selection.searchLocal && !o.cachedLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, signal), deadlineMs) : null;
   const remoteTasks = remotes.map(({ node, sub }) =>
-    queryRemoteNode(node, q, { intent: o.intent, budget: o.budget, criticalFirst: o.criticalFirst, subNodes: sub, deadlineMs, fetch: service?.fetch }).then((outcome) => ({
+    queryRemoteNode(node, q, { intent: o.intent, budget: o.budget, criticalFirst: o.criticalFirst, contextTerms: [...o.contextTerms], subNodes: sub, deadlineMs, fetch: service?.fetch }).then((outcome) => ({
       node,
       sub,
       outcome,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { inferIntent } from './intent.ts';
-import { HOP_HEADER, queryRemoteNode } from './remote.ts';
+import { decodeContextTerms, encodeContextTerms, HOP_HEADER, queryRemoteNode } from './remote.ts';
 import { normalizeRequest } from './request.ts';
 
 const node = { node_id: 'node_1', name: 'paris', url: 'http://remote.test', created_at: '2026-01-01T00:00:00.000Z', apiKey: 'atr_remote' };
@@ -59,5 +59,15 @@ describe('remote node fan-out', () => {
       })) as unknown as typeof fetch;
     const r3 = await queryRemoteNode(node, q, { ...opts, deadlineMs: 20, fetch: hang });
     assert.deepEqual([r3.ok, !r3.ok && r3.reason], [false, 'timeout']);
+  });
+});
+
+describe('context terms header', () => {
+  it('round-trips terms (commas and non-ASCII included), keeps at most 64 and drops malformed parts', () => {
+    const terms = ['zeppelin', 'a,b', 'café', 'ünïcode'];
+    assert.deepEqual(decodeContextTerms(encodeContextTerms(terms)), terms);
+    assert.equal(decodeContextTerms(encodeContextTerms(Array.from({ length: 100 }, (_, i) => `t${i}`))).length, 64);
+    assert.deepEqual(decodeContextTerms('ok,%E0%A4%A,fine'), ['ok', 'fine']);
+    assert.deepEqual(decodeContextTerms(undefined), []);
   });
 });

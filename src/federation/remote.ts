@@ -8,6 +8,35 @@ import { federatedResponseSchema } from './schema.ts';
 export const HOP_HEADER = 'x-atrium-federation-hop';
 /** Sent with HOP_HEADER while the originating node is damping: the receiving node puts critical items first within its budget. */
 export const CRITICAL_FIRST_HEADER = 'x-atrium-critical-first';
+/**
+ * Sent with HOP_HEADER: the terms of the user's recent queries at the originating node (comma-separated, each
+ * URI-encoded, at most CONTEXT_TERMS_MAX), so the receiving node scores context sensitivity as the origin would.
+ */
+export const CONTEXT_TERMS_HEADER = 'x-atrium-context-terms';
+export const CONTEXT_TERMS_MAX = 64;
+
+/** The header value for some context terms (the most recent first are kept). */
+export function encodeContextTerms(terms: readonly string[]): string {
+  return terms
+    .slice(0, CONTEXT_TERMS_MAX)
+    .map((t) => encodeURIComponent(t.slice(0, 64)))
+    .join(',');
+}
+
+/** The context terms of a hop request's header; anything malformed is dropped. */
+export function decodeContextTerms(header: string | string[] | undefined): string[] {
+  if (typeof header !== 'string' || header === '') return [];
+  const out: string[] = [];
+  for (const part of header.split(',').slice(0, CONTEXT_TERMS_MAX)) {
+    try {
+      const term = decodeURIComponent(part).slice(0, 64);
+      if (term) out.push(term);
+    } catch {
+      // not URI-encoded: skip it
+    }
+  }
+  return out;
+}
 
 /** The largest answer read from a remote node: 100 items of passages (≤ 1,000 characters) with reasoning fit in ~0.5 MB. */
 export const REMOTE_MAX_BYTES = 4 * 1024 * 1024;
@@ -58,7 +87,16 @@ export type NodeOutcome =
 export async function queryRemoteNode(
   node: RemoteNodeWithKey,
   q: FederatedQuery,
-  opts: { intent: IntentSignal; budget: number; criticalFirst?: boolean; subNodes: readonly string[] | null; deadlineMs: number; signal?: AbortSignal; fetch?: typeof fetch },
+  opts: {
+    intent: IntentSignal;
+    budget: number;
+    criticalFirst?: boolean;
+    contextTerms?: readonly string[];
+    subNodes: readonly string[] | null;
+    deadlineMs: number;
+    signal?: AbortSignal;
+    fetch?: typeof fetch;
+  },
 ): Promise<NodeOutcome> {
   const body = {
     query: q.query,
@@ -83,6 +121,7 @@ export async function queryRemoteNode(
         authorization: `Bearer ${node.apiKey}`,
         [HOP_HEADER]: '1',
         ...(opts.criticalFirst ? { [CRITICAL_FIRST_HEADER]: '1' } : {}),
+        ...(opts.contextTerms?.length ? { [CONTEXT_TERMS_HEADER]: encodeContextTerms(opts.contextTerms) } : {}),
       },
       body: JSON.stringify(body),
       signal,

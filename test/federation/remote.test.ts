@@ -234,4 +234,23 @@ describe('federation across Atrium instances', () => {
       await new Promise((resolve) => rogue.close(resolve));
     }
   });
+  it('scores context sensitivity on a remote node with the user’s earlier queries, sent by the origin', async () => {
+    const doc = { external_id: 'z1', title: 'Zeppelin mooring mast procedure', content: 'zeppelin mooring mast procedure for the ground crew', updated_at: daysAgo(2) };
+    await addDocs(a, 'github-a', [doc]);
+    await addDocs(b, 'jira-b', [doc]);
+    await federate({ query: 'mooring mast', user_id: 'ctx-user' });
+    const body = {
+      query: 'zeppelin procedure',
+      user_id: 'ctx-user',
+      include_reasoning: true,
+      intent_signal: { urgency: 0, emotional_weight: 0, action_likelihood: 0, social_dimension: 0, context_sensitivity: 1 },
+    };
+    const res = (await federate(body, '/v1/federate/force')).json();
+    const copies = res.items.filter((i: { metadata: { external_id?: string; title: string } }) => i.metadata.title === doc.title);
+    const local = copies.find((i: { source_node: string }) => i.source_node === 'github-a');
+    const remote = copies.find((i: { source_node: string }) => i.source_node === 'paris/jira-b');
+    assert.ok(local && remote, JSON.stringify(res.items.map((i: { source_node: string }) => i.source_node)));
+    assert.equal(local.reasoning.intent_fit, 1);
+    assert.equal(remote.reasoning.intent_fit, local.reasoning.intent_fit, 'the remote node knew the user’s context');
+  });
 });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { flushAudit, recordAudit } from '../../audit/index.ts';
 import {
+  CONTEXT_TERMS_HEADER,
   CRITICAL_FIRST_HEADER,
+  decodeContextTerms,
   deleteNode,
   describeRemoteNodes,
   federatedRequestSchema,
@@ -111,7 +113,15 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
           response: { 200: federatedResponseSchema, 504: errorBody },
         },
       },
-      async (request) => runFederatedQuery(deps, principalOf(request), request.body, { force, hop: request.headers[HOP_HEADER] === '1', criticalFirst: request.headers[CRITICAL_FIRST_HEADER] === '1' }),
+      async (request) => {
+        const hop = request.headers[HOP_HEADER] === '1';
+        return runFederatedQuery(deps, principalOf(request), request.body, {
+          force,
+          hop,
+          criticalFirst: hop && request.headers[CRITICAL_FIRST_HEADER] === '1',
+          contextTerms: hop ? decodeContextTerms(request.headers[CONTEXT_TERMS_HEADER]) : undefined,
+        });
+      },
     );
   }
 
