@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { fetchFailure } from '../platform/errors.ts';
 import type { RemoteNodeWithKey } from './nodes.ts';
-import { HOP_HEADER, networkFailure, readCapped } from './remote.ts';
+import { HOP_HEADER, readCapped } from './remote.ts';
 import type { FederationDeps } from './service.ts';
 
 /** What GET /v1/nodes shows about a remote Atrium node, as that node reports it. */
@@ -47,7 +48,7 @@ export async function fetchRemoteInfo(node: RemoteNodeWithKey, opts: { deadlineM
     return { embedding_model: query, embedding_models: [...all], status: 'online' };
   } catch (err) {
     const name = (err as Error).name;
-    const reason = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${opts.deadlineMs} ms` : networkFailure(err);
+    const reason = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${opts.deadlineMs} ms` : fetchFailure(err);
     return { embedding_model: null, embedding_models: [], status: `unreachable: ${reason}` };
   }
 }

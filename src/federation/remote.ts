@@ -1,3 +1,4 @@
+import { fetchFailure } from '../platform/errors.ts';
 import type { IntentSignal } from './intent.ts';
 import type { FederatedItem } from './item.ts';
 import type { RemoteNodeWithKey } from './nodes.ts';
@@ -67,13 +68,6 @@ export async function readCapped(res: Response, maxBytes: number): Promise<strin
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** What failed on the network, with the cause undici hides behind "fetch failed" (e.g. ECONNREFUSED). */
-export function networkFailure(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
-  const detail = cause?.code ?? cause?.message;
-  return detail && !message.includes(detail) ? `${message} (${detail})` : message;
-}
 
 export type NodeOutcome =
   | { readonly ok: true; readonly items: FederatedItem[]; readonly consulted: string[] }
@@ -146,7 +140,7 @@ export async function queryRemoteNode(
   } catch (err) {
     const name = (err as Error).name;
     if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, reason: 'timeout', message: `no answer within ${opts.deadlineMs} ms` };
-    return { ok: false, reason: 'error', message: networkFailure(err) };
+    return { ok: false, reason: 'error', message: fetchFailure(err) };
   }
 }
 

@@ -60,3 +60,14 @@ export const Errors = {
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
+
+/**
+ * A failed outbound request in words, with the network cause undici hides behind "fetch failed"
+ * (`fetch failed (connect ECONNREFUSED 127.0.0.1:9)`; a cause without a message gives its code).
+ */
+export function fetchFailure(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = cause instanceof Error ? cause.message : typeof cause?.code === 'string' ? cause.code : undefined;
+  return detail && !err.message.includes(detail) ? `${err.message} (${detail})` : err.message;
+}

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { createSecretBox, resolveSecretKey } from './secrets.ts';
+import { createSecretBox, maskSecrets, resolveSecretKey, secretStrings } from './secrets.ts';
 
 describe('secret box', () => {
   it('round-trips, uses a fresh IV each time and never contains the plaintext', () => {
@@ -38,5 +38,20 @@ describe('resolveSecretKey', () => {
     const st = await fs.stat(path.join(dir, 'secret.key'));
     assert.equal(st.mode & 0o777, 0o600);
     await fs.rm(dir, { recursive: true });
+  });
+});
+
+describe('credential masking', () => {
+  it('collects every string of 8+ characters, nested values included', () => {
+    const secrets = secretStrings({ access_token: 'ghp_abcdefgh', refresh_token: 'short', nested: { list: ['xoxb-12345678', 42, null] } });
+    assert.deepEqual([...secrets].sort(), ['ghp_abcdefgh', 'xoxb-12345678']);
+  });
+
+  it('masks every occurrence, longest secret first, and URL-encoded forms', () => {
+    const secrets = ['abcdefgh', 'abcdefgh-and-more', 'p@ss word!'];
+    assert.equal(maskSecrets('token abcdefgh-and-more then abcdefgh and abcdefgh', secrets), 'token *** then *** and ***');
+    assert.equal(maskSecrets('https://x/?key=p%40ss%20word!', secrets), 'https://x/?key=***');
+    assert.equal(maskSecrets('nothing to hide', secrets), 'nothing to hide');
+    assert.equal(maskSecrets('nothing to hide', []), 'nothing to hide');
   });
 });

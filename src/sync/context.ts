@@ -5,9 +5,10 @@ import { currentOAuthTokens } from '../connectors/oauth/flow.ts';
 import { type ConnectorRecord, getConnector } from '../connectors/store.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { NonRetriableError } from '../platform/jobs/index.ts';
+import { maskSecrets, secretStrings } from '../platform/secrets.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
-import { maskSecrets, secretStrings, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
 
 export { rateLimitFromResponse } from './vendor-errors.ts';
 

@@ -41,35 +41,3 @@ export function rateLimitFromResponse(status: number, header: (name: string) => 
   const retryAfter = parseRetryAfter(header('retry-after'), Date.now()) ?? (reset ? Math.max(0, Number(reset) * 1000 - Date.now()) : null);
   return new VendorRateLimitedError(`vendor rate limit (HTTP ${status})`, retryAfter);
 }
-
-/** Credential values shorter than this are not masked: they could match ordinary words of a message. */
-export const MIN_MASKED_SECRET_LENGTH = 8;
-
-/** Every string of at least MIN_MASKED_SECRET_LENGTH characters in credentials or tokens, nested values included. */
-export function secretStrings(value: unknown, out: Set<string> = new Set()): Set<string> {
-  if (typeof value === 'string') {
-    if (value.length >= MIN_MASKED_SECRET_LENGTH) out.add(value);
-  } else if (Array.isArray(value)) {
-    for (const v of value) secretStrings(v, out);
-  } else if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) secretStrings(v, out);
-  }
-  return out;
-}
-
-/**
- * Replaces every occurrence of each secret (and of its URL-encoded form) with `***`. Longest first, so a
- * secret that contains another is masked whole. Vendors echo tokens in error bodies; nothing built from a
- * vendor's message may be stored, returned or logged before passing through here.
- */
-export function maskSecrets(text: string, secrets: Iterable<string>): string {
-  const forms = new Set<string>();
-  for (const s of secrets) {
-    forms.add(s);
-    const encoded = encodeURIComponent(s);
-    if (encoded !== s) forms.add(encoded);
-  }
-  let out = text;
-  for (const s of [...forms].sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
-  return out;
-}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AppError, Errors } from '../../platform/errors.ts';
-import { maskSecrets } from '../../sync/vendor-errors.ts';
+import { AppError, Errors, fetchFailure } from '../../platform/errors.ts';
+import { maskSecrets } from '../../platform/secrets.ts';
 import type { ActionDefinition } from '../contract.ts';
 import type { PlannedCall } from './rules.ts';
 
@@ -44,12 +44,6 @@ function errorMessage(text: string): string {
     // not JSON
   }
   return text.slice(0, 200).trim() || '(empty body)';
-}
-
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
-  return `${err.message}${cause}`;
 }
 
 /**
@@ -100,7 +94,7 @@ export async function planWithLlm<C, S>(
     if (err instanceof AppError || input.signal?.aborted) throw err;
     // The timeout covers the whole exchange (a server that sends headers and then stalls too).
     if (signal.aborted) throw Errors.timeout(`the LLM endpoint (ATRIUM_LLM_BASE_URL) did not answer within ${LLM_TIMEOUT_MS / 1000} s`);
-    throw fail(`could not be reached: ${describe(err)}`);
+    throw fail(`could not be reached: ${fetchFailure(err)}`);
   }
   const parsed = completion.safeParse(body);
   if (!parsed.success) throw fail('answered with a body that is not a chat completion: is it OpenAI-compatible?');

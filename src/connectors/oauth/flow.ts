@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
-import { maskSecrets, secretStrings } from '../../sync/vendor-errors.ts';
+import { maskSecrets, secretStrings } from '../../platform/secrets.ts';
 import { getKind } from '../catalog.ts';
 import type { ConnectorDeps } from '../deps.ts';
 import { applyTransition, type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';

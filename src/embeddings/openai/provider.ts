@@ -1,7 +1,8 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError } from '../../platform/errors.ts';
+import { AppError, fetchFailure } from '../../platform/errors.ts';
+import { maskSecrets } from '../../platform/secrets.ts';
 import { EMBEDDING_REJECTED, type EmbeddingProvider } from '../provider.ts';
 import { chunked, toUnitVector } from '../vector.ts';
 import { type BackoffPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs } from './backoff.ts';
@@ -57,7 +58,7 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProv
     else headers.authorization = `Bearer ${opts.apiKey}`;
   }
   // The key never leaves in a message, even when the upstream echoes it back in its error text.
-  const redact = (text: string) => (opts.apiKey ? text.split(opts.apiKey).join('***') : text);
+  const redact = (text: string) => (opts.apiKey ? maskSecrets(text, [opts.apiKey]) : text);
   /** `permanent`: retrying cannot help (wrong key, wrong dimensions, a body that is not embeddings). */
   const fail = (message: string, cause?: unknown, permanent = false) =>
     new AppError(permanent ? EMBEDDING_REJECTED : 'embedding_provider_error', 502, `embedding model '${id}': ${redact(message)}`, { cause });
@@ -128,13 +129,8 @@ export function embeddingsUrl(baseUrl: string): string {
   return u.toString();
 }
 
-/** A failed exchange in words, with the network cause undici hides behind "fetch failed". */
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  if (err.name === 'TimeoutError') return 'timed out';
-  const cause = err.cause instanceof Error ? err.cause.message : undefined;
-  return cause && cause !== err.message ? `${err.message} (${cause})` : err.message;
-}
+/** A failed exchange in words (network cause included). */
+const describe = (err: unknown): string => (err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : fetchFailure(err));
 
 /** The `error.message` of an OpenAI-style error body, else the first 200 characters. */
 function errorMessage(text: string): string {
