@@ -4,6 +4,7 @@ export { createOnnxProvider } from './onnx/provider.ts';
 export { writeStaticModelFolder } from './onnx/tiny-model.ts';
 export { createOpenAiProvider } from './openai/provider.ts';
 export type { EmbeddingProvider, EmbeddingRegistry } from './provider.ts';
+export { resolveModelName } from './provider.ts';
 export {
   createEmbeddingRegistry,
   DISTILLED_MODEL_ID,

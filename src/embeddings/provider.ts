@@ -25,6 +25,19 @@ export interface EmbeddingRegistry {
   list(): readonly EmbeddingProvider[];
 }
 
+/**
+ * The model id `name` refers to among `ids`: the id itself, else the one id equal to it or whose short name
+ * (after the last `/`, e.g. `glove-100d`) is, in any case; null when none or several match. Model names
+ * anywhere in the API go through here.
+ */
+export function resolveModelName(name: string, ids: Iterable<string>): string | null {
+  const all = [...ids];
+  if (all.includes(name)) return name;
+  const lower = name.toLowerCase();
+  const matches = all.filter((id) => id.toLowerCase() === lower || id.slice(id.lastIndexOf('/') + 1).toLowerCase() === lower);
+  return matches.length === 1 ? (matches[0] ?? null) : null;
+}
+
 /** AppError code of a provider error that retrying cannot fix (wrong key, wrong dimensions, a body that is not embeddings). */
 export const EMBEDDING_REJECTED = 'embedding_provider_rejected';
 /** AppError code of a model that cannot run until the installation changes (a missing optional package). */

@@ -5,7 +5,7 @@ import { createDistilledUseProvider, DISTILLED_MODEL_ID } from './distilled/prov
 import { createGloveProvider, GLOVE_MODEL_ID } from './glove/provider.ts';
 import { createOnnxProvider } from './onnx/provider.ts';
 import { createOpenAiProvider, KNOWN_DIMENSIONS } from './openai/provider.ts';
-import type { EmbeddingProvider, EmbeddingRegistry } from './provider.ts';
+import { type EmbeddingProvider, type EmbeddingRegistry, resolveModelName } from './provider.ts';
 import { createUseProvider, USE_MODEL_ID } from './use/provider.ts';
 
 /** The embedding part of the configuration (ATRIUM_EMBEDDING* variables, see src/config). */
@@ -55,11 +55,8 @@ export function createEmbeddingRegistry(config: { readonly embeddings: Embedding
     defaultId: c.defaultModel,
     // A model may be named by its full id or its short name (`glove-100d`), in any case, when that is unambiguous.
     get: (id) => {
-      const exact = providers.get(id)?.provider;
-      if (exact) return exact;
-      const lower = id.toLowerCase();
-      const matches = [...providers.values()].filter((p) => p.provider.id.toLowerCase() === lower || p.provider.id.slice(p.provider.id.lastIndexOf('/') + 1).toLowerCase() === lower);
-      return matches.length === 1 ? matches[0]?.provider : undefined;
+      const resolved = resolveModelName(id, providers.keys());
+      return resolved === null ? undefined : providers.get(resolved)?.provider;
     },
     list: () => [...providers.values()].map((p) => p.provider),
     async warmUp() {

@@ -1,4 +1,4 @@
-import type { EmbeddingRegistry } from '../embeddings/provider.ts';
+import { type EmbeddingRegistry, resolveModelName } from '../embeddings/provider.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import { decodeMap, type TranslationMap, translateVector } from '../vec2vec/index.ts';
 import { BUILTIN_DIR, type BuiltinTranslation, loadBuiltinMap, readBuiltinManifest } from './builtin.ts';
@@ -120,11 +120,7 @@ export function createTranslationRegistry(opts: TranslationRegistryOptions): Tra
     },
 
     async resolveModel(tenantId, name) {
-      const known = await registry.models(tenantId);
-      if (known.has(name)) return name;
-      const lower = name.toLowerCase();
-      const matches = [...known.keys()].filter((id) => id.toLowerCase() === lower || id.slice(id.lastIndexOf('/') + 1).toLowerCase() === lower);
-      return matches.length === 1 ? matches[0]! : null;
+      return resolveModelName(name, (await registry.models(tenantId)).keys());
     },
   };
   return registry;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
+import { resolveModelName } from '../../embeddings/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
 import { enqueueJob, getJob } from '../../platform/jobs/index.ts';
 import { Ops } from '../../platform/operations.ts';
@@ -116,10 +117,9 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
       const principal = principalOf(request);
       const { body } = request;
       const provider = (name: string) => {
-        const lower = name.toLowerCase();
-        const p =
-          deps.embeddings?.get(name) ??
-          deps.embeddings?.list().find((x) => x.id.toLowerCase() === lower || x.id.slice(x.id.lastIndexOf('/') + 1).toLowerCase() === lower);
+        const models = deps.embeddings?.list() ?? [];
+        const resolved = resolveModelName(name, models.map((x) => x.id));
+        const p = models.find((x) => x.id === resolved);
         if (!p) {
           const have = deps.embeddings?.list().map((x) => x.id) ?? [];
           throw new AppError('not_found', 404, `embedding model '${name}' is not available on this server, so it cannot embed the parallel texts (available: ${have.join(', ') || 'none'})`, {
