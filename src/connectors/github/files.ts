@@ -1,6 +1,6 @@
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
+import { findVendorError } from '../../sync/context.ts';
 import type { SourceContext, SourceDocument } from '../contract.ts';
 import { call, mapGitHubError } from './client.ts';
 import { fileExternalId, fileToDocument, type LastCommit, wantedFile } from './map.ts';
@@ -75,15 +75,6 @@ export function historyQuery(count: number): string {
 }`;
 }
 
-function isFatal(err: unknown): boolean {
-  let e: unknown = err;
-  for (let i = 0; i < 5 && e; i++) {
-    if (e instanceof VendorRateLimitedError || e instanceof VendorAuthError) return true;
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return false;
-}
-
 /** Files per commit-history request (aliases of one GraphQL query); a sync's page of files fits in one. */
 export const HISTORY_BATCH = 20;
 
@@ -108,7 +99,7 @@ async function lastCommitsBatch(ctx: Ctx, gh: Octokit, repo: string, ref: string
     raw = await gh.graphql(historyQuery(paths.length), { owner, name, ref, ...Object.fromEntries(paths.map((p, i) => [`p${i}`, p])) });
   } catch (err) {
     const mapped = mapGitHubError(err);
-    if (ctx.signal.aborted || isFatal(mapped)) throw mapped;
+    if (ctx.signal.aborted || findVendorError(mapped)) throw mapped;
     ctx.log.warn({ repository: repo, files: paths.length, error: mapped instanceof Error ? mapped.message : String(mapped) }, 'GitHub commit history lookup failed; files stored without dates');
     return found;
   }

@@ -160,13 +160,7 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
       if (data.truncated) ctx.log.warn({ repository: repo.full_name }, 'GitHub truncated the git tree listing; files missing from it are kept');
       const deleted = data.truncated ? [] : diff.deleted;
       // A full sync deletes what it did not see: stored files a truncated listing left out are kept as skipped.
-      const listed = new Set(wanted.map((f) => fileExternalId(repo.full_name, f.path)));
-      const skipped =
-        data.truncated && page.mode === 'full'
-          ? (await ctx.stored(fileExternalId(repo.full_name, '')))
-              .filter((d) => !listed.has(d.external_id))
-              .map((d) => ({ external_id: d.external_id, reason: 'GitHub truncated the tree listing' }))
-          : [];
+      const skipped = data.truncated && page.mode === 'full' ? await keptOutOfTruncatedTree(ctx, repo.full_name, wanted) : [];
       return { documents: [], deleted, skipped, next: diff.fetch.length > 0 ? { ...known, files: diff.fetch } : nextPhase(known), cursor: cursorOf(known) };
     }
     const batch = page.files.slice(0, FILES_PER_PAGE);
@@ -221,6 +215,14 @@ async function readWikiPhase(ctx: Ctx, page: GitHubPage, repo: GitHubPage['repos
     .map((p) => wikiExternalId(repo.full_name, p));
   const next = { ...page, wikis };
   return { documents, deleted, next: nextPhase(next), cursor: cursorOf(next) };
+}
+
+/** The stored files of a repository that a truncated tree listing left out (kept: the listing is incomplete). */
+async function keptOutOfTruncatedTree(ctx: Ctx, repo: string, listed: readonly { path: string }[]): Promise<{ external_id: string; reason: string }[]> {
+  const seen = new Set(listed.map((f) => fileExternalId(repo, f.path)));
+  return (await ctx.stored(fileExternalId(repo, '')))
+    .filter((d) => !seen.has(d.external_id))
+    .map((d) => ({ external_id: d.external_id, reason: 'GitHub truncated the tree listing' }));
 }
 
 function webBase(ctx: Ctx): string {
