@@ -35,5 +35,6 @@ export {
   type SearchRequest,
   type StoredDocument,
   type UpsertResult,
+  withoutNul,
 } from './types.ts';
 export { upsertDocuments } from './upsert.ts';

@@ -15,6 +15,21 @@ function holdsNul(v: unknown): boolean {
   if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
   return false;
 }
+
+/**
+ * A vendor's text may hold U+0000 (a pasted binary, a PDF title), which PostgreSQL text and jsonb cannot store:
+ * one such document would fail its whole page, and the sync would retry it forever. Connectors' documents lose
+ * those characters (pushed documents are refused instead, with the field named: the push caller can fix them).
+ */
+export function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
+  }
+  return value;
+}
+
 // PostgreSQL stores no NUL character in text or jsonb: refused here with the field's name, not a 500 at the insert.
 const noNul = { error: 'contains a NUL character (\\u0000), which cannot be stored: remove it' };
 const text = (max: number) => z.string().max(max).refine((s) => !s.includes('\u0000'), noNul);

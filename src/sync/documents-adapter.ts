@@ -1,19 +1,5 @@
 import type { DocumentStore } from '../connectors/deps.ts';
-import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, listStoredDocuments, upsertDocuments } from '../documents/index.ts';
-
-/**
- * A vendor's text may hold U+0000 (a pasted binary, a PDF title), which PostgreSQL text and jsonb cannot store:
- * one such document would fail its whole page, and the sync would retry it forever. Connectors' documents lose
- * those characters (pushed documents are refused instead, with the field named: the push caller can fix them).
- */
-export function withoutNul<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value) as T;
-  if (Array.isArray(value)) return value.map(withoutNul) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
-  }
-  return value;
-}
+import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, listStoredDocuments, upsertDocuments, withoutNul } from '../documents/index.ts';
 
 /** Adapts the documents module to the connectors' DocumentStore port. `deps` is read lazily (composed later). */
 export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {
