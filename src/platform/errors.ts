@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** The one error type that reaches a wire. `code` is stable; `message` tells the user what to do. */
 export class AppError extends Error {
   readonly code: string;
@@ -70,4 +72,17 @@ export function fetchFailure(err: unknown): string {
   const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
   const detail = cause instanceof Error ? cause.message : typeof cause?.code === 'string' ? cause.code : undefined;
   return detail && !err.message.includes(detail) ? `${err.message} (${detail})` : err.message;
+}
+
+const openAiError = z.object({ error: z.object({ message: z.string() }) });
+
+/** The `error.message` of an OpenAI-style error body (`{error: {message}}`), else the first 200 characters. */
+export function openAiErrorMessage(text: string): string {
+  try {
+    const m = openAiError.safeParse(JSON.parse(text));
+    if (m.success) return m.data.error.message;
+  } catch {
+    // not JSON
+  }
+  return text.slice(0, 200).trim() || '(empty body)';
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, Errors, fetchFailure } from '../../platform/errors.ts';
+import { AppError, Errors, fetchFailure, openAiErrorMessage } from '../../platform/errors.ts';
 import { maskSecrets } from '../../platform/secrets.ts';
 import type { ActionDefinition } from '../contract.ts';
 import type { PlannedCall } from './rules.ts';
@@ -33,17 +33,6 @@ function hint(status: number): string {
   if (status === 404) return 'check ATRIUM_LLM_BASE_URL (…/v1) and ATRIUM_LLM_MODEL';
   if (status === 429 || status >= 500) return 'retry later';
   return 'check ATRIUM_LLM_MODEL and the endpoint';
-}
-
-/** The error message of an OpenAI-style error body (`{error: {message}}`), else the start of the body. */
-function errorMessage(text: string): string {
-  try {
-    const m = z.object({ error: z.object({ message: z.string() }) }).safeParse(JSON.parse(text));
-    if (m.success) return m.data.error.message;
-  } catch {
-    // not JSON
-  }
-  return text.slice(0, 200).trim() || '(empty body)';
 }
 
 /**
@@ -87,7 +76,7 @@ export async function planWithLlm<C, S>(
     });
     if (!res.ok) {
       const text = await res.text().catch(() => '');
-      throw fail(`answered HTTP ${res.status}: ${errorMessage(text)}; ${hint(res.status)}`, { status: res.status });
+      throw fail(`answered HTTP ${res.status}: ${openAiErrorMessage(text)}; ${hint(res.status)}`, { status: res.status });
     }
     body = await res.json().catch((err: unknown) => (signal.aborted ? Promise.reject(err) : undefined));
   } catch (err) {

@@ -1,7 +1,7 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError, fetchFailure } from '../../platform/errors.ts';
+import { AppError, fetchFailure, openAiErrorMessage } from '../../platform/errors.ts';
 import { maskSecrets } from '../../platform/secrets.ts';
 import { EMBEDDING_REJECTED, type EmbeddingProvider } from '../provider.ts';
 import { chunked, toUnitVector } from '../vector.ts';
@@ -102,7 +102,7 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProv
       const text = await res.text().catch(() => '');
       const retryable = isRetryableStatus(res.status);
       if (!retryable || attempt >= maxRetries) {
-        throw fail(`HTTP ${res.status}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}: ${errorMessage(text)}`, undefined, !retryable);
+        throw fail(`HTTP ${res.status}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}: ${openAiErrorMessage(text)}`, undefined, !retryable);
       }
       const delay = retryDelayMs(attempt, parseRetryAfter(res.headers.get('retry-after'), now()), backoff);
       opts.log?.warn({ model: id, status: res.status, attempt, delay }, 'embedding request rejected; retrying');
@@ -132,13 +132,3 @@ export function embeddingsUrl(baseUrl: string): string {
 /** A failed exchange in words (network cause included). */
 const describe = (err: unknown): string => (err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : fetchFailure(err));
 
-/** The `error.message` of an OpenAI-style error body, else the first 200 characters. */
-function errorMessage(text: string): string {
-  try {
-    const m = z.object({ error: z.object({ message: z.string() }) }).safeParse(JSON.parse(text));
-    if (m.success) return m.data.error.message;
-  } catch {
-    // not JSON
-  }
-  return text.slice(0, 200) || '(empty body)';
-}
