@@ -206,7 +206,9 @@ export async function replaceCredentials(deps: ConnectorDeps, principal: Princip
   }
   const moved = await applyTransition(deps.db, principal.tenantId, id, 'reconnect', { reason: 'validating the new credentials' });
   if (!moved.ok) throw Errors.conflict(`${moved.reason}; pause or wait for the sync to finish first`, { status: moved.current });
-  await updateConnectorFields(deps.db, principal.tenantId, id, { credentialsEnc: deps.secrets.seal(JSON.stringify(parsed.data)) });
+  // New credentials replace any OAuth tokens too: a stored token would otherwise take the place of the new
+  // `access_token` at every sync (sync/context.ts), so the connector could not be repaired by new credentials.
+  await updateConnectorFields(deps.db, principal.tenantId, id, { credentialsEnc: deps.secrets.seal(JSON.stringify(parsed.data)), oauthTokensEnc: null, tokenExpiresAt: null });
   await enqueueJob(deps.db, {
     tenantId: principal.tenantId,
     kind: VALIDATE_JOB_KIND,

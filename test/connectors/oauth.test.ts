@@ -85,6 +85,46 @@ describe('connector OAuth 2.0 (authorization code + PKCE, refresh)', () => {
     assert.equal(cross.statusCode, 404, 'another tenant cannot start OAuth for this connector');
   });
 
+  it('a connector that cannot take the callback gets 409 for oauth-url; a late callback stores no tokens', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'twice' } });
+    const id = created.json().connector_id;
+    const second = await t.app.inject({ method: 'GET', url: `/v1/connectors/github/oauth-url?connector_id=${id}`, headers: t.admin });
+    assert.equal(second.statusCode, 200, 'connecting: authorizable');
+    const ok = await callback(new URL(created.json().oauth_url).searchParams.get('state') ?? '', idp.authorize(created.json().oauth_url));
+    assert.equal(ok.statusCode, 200, ok.body);
+    const c = await getConnector(t.db, 'default', id);
+    assert.ok(c);
+    const first = await currentOAuthTokens(t.deps, c, clock.now());
+
+    const refused = await t.app.inject({ method: 'GET', url: `/v1/connectors/github/oauth-url?connector_id=${id}`, headers: t.admin });
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.equal(refused.json().error.details.status, 'connected');
+    // The URL handed out while it was still connecting: the callback fails and the first tokens stay.
+    const late = await callback(second.json().state, idp.authorize(second.json().url));
+    assert.equal(late.statusCode, 400, late.body);
+    assert.match(late.json().error.message, /cannot take 'oauth_completed'/);
+    const still = await getConnector(t.db, 'default', id);
+    assert.ok(still);
+    assert.equal((await currentOAuthTokens(t.deps, still, clock.now()))?.access_token, first?.access_token);
+  });
+
+  it('new credentials replace the OAuth tokens, so a connector whose token was revoked can be repaired', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'repair' } });
+    const id = created.json().connector_id;
+    await callback(new URL(created.json().oauth_url).searchParams.get('state') ?? '', idp.authorize(created.json().oauth_url));
+    // Its token was rejected later (a sync answered 401): the connector is in `error`.
+    await t.db.query(`UPDATE connectors SET status = 'error' WHERE id = $1`, [id]);
+    const put = await t.app.inject({ method: 'PUT', url: `/v1/connectors/${id}/credentials`, headers: t.admin, payload: { credentials: { access_token: 'ghp_replacement_token_0123' } } });
+    assert.equal(put.statusCode, 200, put.body);
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(c.oauth.connected, false);
+    const record = await getConnector(t.db, 'default', id);
+    assert.ok(record);
+    assert.equal(await currentOAuthTokens(t.deps, record, clock.now()), null);
+    const stored = JSON.parse(t.deps.secrets.open(record.credentialsEnc ?? '')) as { access_token: string };
+    assert.equal(stored.access_token, 'ghp_replacement_token_0123');
+  });
+
   it('refreshes tokens before expiry; a rejected refresh disconnects the connector', async () => {
     const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'refresh' } });
     const id = created.json().connector_id;

@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
+import type { Queryable } from '../../platform/db/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import { maskSecrets, secretStrings } from '../../platform/secrets.ts';
 import { getKind } from '../catalog.ts';
 import type { ConnectorDeps } from '../deps.ts';
+import { nextState } from '../states.ts';
 import { applyTransition, type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
 
 export const OAUTH_CALLBACK_PATH = '/v1/connectors/oauth/callback';
@@ -42,9 +44,25 @@ function oauthClient(deps: ConnectorDeps, type: string) {
   };
 }
 
-/** Builds the provider's authorization URL with a single-use, expiring state bound to tenant and connector (PKCE S256). */
-export async function createOAuthUrl(deps: ConnectorDeps, input: { tenantId: string; connectorId: string; connectorType: string }): Promise<{ url: string; state: string }> {
+/**
+ * Throws 409 unless the connector is in a state the OAuth callback can move to `connected` (`connecting`,
+ * `disconnected`, `error`): an authorization started elsewhere could not complete and would only leave tokens behind.
+ */
+export function assertCanAuthorize(connector: Pick<ConnectorRecord, 'id' | 'status' | 'pausedFrom'>): void {
+  const outcome = nextState(connector.status, 'oauth_completed', connector.pausedFrom);
+  if (!outcome.ok) throw Errors.conflict(`connector '${connector.id}' cannot be authorized now: ${outcome.reason}`, { status: connector.status });
+}
+
+/**
+ * Builds the provider's authorization URL with a single-use, expiring state bound to tenant and connector (PKCE S256).
+ * `status` (when given) is checked first with assertCanAuthorize.
+ */
+export async function createOAuthUrl(
+  deps: ConnectorDeps,
+  input: { tenantId: string; connectorId: string; connectorType: string; connector?: Pick<ConnectorRecord, 'id' | 'status' | 'pausedFrom'> },
+): Promise<{ url: string; state: string }> {
   const c = oauthClient(deps, input.connectorType);
+  if (input.connector) assertCanAuthorize(input.connector);
   const state = randomBytes(32).toString('base64url');
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -94,9 +112,16 @@ export class OAuthTokenError extends Error {
   }
 }
 
-async function storeTokens(deps: ConnectorDeps, tenantId: string, connectorId: string, t: z.infer<typeof tokenResponse>, previous?: OAuthTokens): Promise<void> {
+async function storeTokens(
+  deps: ConnectorDeps,
+  db: Queryable,
+  tenantId: string,
+  connectorId: string,
+  t: z.infer<typeof tokenResponse>,
+  previous?: OAuthTokens,
+): Promise<void> {
   const tokens: OAuthTokens = { access_token: t.access_token, refresh_token: t.refresh_token ?? previous?.refresh_token, scope: t.scope ?? previous?.scope };
-  await updateConnectorFields(deps.db, tenantId, connectorId, {
+  await updateConnectorFields(db, tenantId, connectorId, {
     oauthTokensEnc: deps.secrets.seal(JSON.stringify(tokens)),
     tokenExpiresAt: t.expires_in ? new Date(deps.clock.now().getTime() + t.expires_in * 1000) : null,
   });
@@ -104,7 +129,11 @@ async function storeTokens(deps: ConnectorDeps, tenantId: string, connectorId: s
 
 export type OAuthCallbackOutcome = { ok: true; connectorId: string; tenantId: string } | { ok: false; reason: string };
 
-/** The callback: consumes the state (once, before expiry), exchanges the code, stores sealed tokens, moves to `connected`. */
+/**
+ * The callback: consumes the state (once, before expiry), checks the connector can still move to `connected`,
+ * exchanges the code, then stores the sealed tokens and moves to `connected` in one transaction: a callback that
+ * cannot complete changes nothing (no tokens left behind to override the connector's credentials).
+ */
 export async function completeOAuth(deps: ConnectorDeps, input: { state: string; code?: string; error?: string }): Promise<OAuthCallbackOutcome> {
   const r = await deps.db.query<Record<string, unknown>>(
     `UPDATE connector_oauth_states SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *`,
@@ -116,20 +145,29 @@ export async function completeOAuth(deps: ConnectorDeps, input: { state: string;
   const connectorId = String(row.connector_id);
   if (input.error || !input.code) return { ok: false, reason: `the provider refused the authorization: ${input.error ?? 'no code returned'}` };
   const c = oauthClient(deps, String(row.connector_type));
+  const before = await getConnector(deps.db, tenantId, connectorId);
+  if (!before) return { ok: false, reason: `connector '${connectorId}' no longer exists` };
+  const allowed = nextState(before.status, 'oauth_completed', before.pausedFrom);
+  if (!allowed.ok) return { ok: false, reason: allowed.reason };
+  let tokens: z.infer<typeof tokenResponse>;
   try {
-    const tokens = await tokenRequest(
+    tokens = await tokenRequest(
       c.tokenUrl,
       { grant_type: 'authorization_code', code: input.code, redirect_uri: c.redirectUri, code_verifier: deps.secrets.open(String(row.code_verifier_enc)) },
       c.clientId,
       c.clientSecret,
     );
-    await storeTokens(deps, tenantId, connectorId, tokens);
   } catch (err) {
     // The vendor's error may echo the code, the verifier or the client secret: none of them is shown or stored.
     const secrets = secretStrings([input.code, c.clientSecret, deps.secrets.open(String(row.code_verifier_enc))]);
     return { ok: false, reason: maskSecrets(`token exchange failed: ${err instanceof Error ? err.message : String(err)}`, secrets) };
   }
-  const moved = await applyTransition(deps.db, tenantId, connectorId, 'oauth_completed');
+  // The state may have changed during the exchange (a pause, say): then nothing is stored.
+  const moved = await deps.db.transaction(async (tx) => {
+    const m = await applyTransition(tx, tenantId, connectorId, 'oauth_completed');
+    if (m.ok) await storeTokens(deps, tx, tenantId, connectorId, tokens);
+    return m;
+  });
   if (!moved.ok) return { ok: false, reason: moved.reason };
   await recordAudit(deps.db, { tenantId, action: Ops.connectorOAuthCompleted, details: { connector_id: connectorId, connector_type: c.kind.type } });
   return { ok: true, connectorId, tenantId };
@@ -145,7 +183,7 @@ export async function currentOAuthTokens(deps: ConnectorDeps, connector: Connect
   const c = oauthClient(deps, connector.type);
   try {
     const fresh = await tokenRequest(c.tokenUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, c.clientId, c.clientSecret);
-    await storeTokens(deps, connector.tenantId, connector.id, fresh, tokens);
+    await storeTokens(deps, deps.db, connector.tenantId, connector.id, fresh, tokens);
     const updated = await getConnector(deps.db, connector.tenantId, connector.id);
     return updated?.oauthTokensEnc ? (JSON.parse(deps.secrets.open(updated.oauthTokensEnc)) as OAuthTokens) : null;
   } catch (err) {

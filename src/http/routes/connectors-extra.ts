@@ -13,7 +13,7 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
     {
       config: { permission: 'connector:write' },
       schema: {
-        summary: 'The provider authorization URL for a connector in `connecting`/`disconnected`/`error` (state: single use, 10 min)',
+        summary: 'The provider authorization URL for a connector in `connecting`/`disconnected`/`error`, 409 in any other state (state: single use, 10 min)',
         tags: ['connectors'],
         params: z.object({ connector_type: z.string().min(1).max(64) }),
         querystring: z.object({ connector_id: z.string().min(1).max(200) }),
@@ -29,7 +29,7 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
           { path: 'connector_type', message: 'does not match the connector' },
         ]);
       }
-      const r = await createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: c.id, connectorType: c.type });
+      const r = await createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: c.id, connectorType: c.type, connector: c });
       return { ...r, callback_url: `${deps.config.publicUrl}${OAUTH_CALLBACK_PATH}` };
     },
   );
