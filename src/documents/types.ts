@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
+import { NUL_MESSAGE, nulPath } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
 
 /** At most this many documents in one push request (413 above). */
@@ -9,12 +10,7 @@ export const MAX_BATCH_DOCUMENTS = 1000;
 const isoDate = z.iso.datetime({ offset: true });
 
 /** True when a string, or any key or string inside an array or object, holds a NUL character. */
-function holdsNul(v: unknown): boolean {
-  if (typeof v === 'string') return v.includes('\u0000');
-  if (Array.isArray(v)) return v.some(holdsNul);
-  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
-  return false;
-}
+const holdsNul = (v: unknown): boolean => nulPath(v, '') !== null;
 
 /**
  * A vendor's text may hold U+0000 (a pasted binary, a PDF title), which PostgreSQL text and jsonb cannot store:
@@ -31,7 +27,7 @@ export function withoutNul<T>(value: T): T {
 }
 
 // PostgreSQL stores no NUL character in text or jsonb: refused here with the field's name, not a 500 at the insert.
-const noNul = { error: 'contains a NUL character (\\u0000), which cannot be stored: remove it' };
+const noNul = { error: NUL_MESSAGE };
 const text = (max: number) => z.string().max(max).refine((s) => !s.includes('\u0000'), noNul);
 
 /** One document as a source hands it over; `external_id` is the source's own id (upsert key). */

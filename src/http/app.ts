@@ -7,7 +7,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { Errors } from '../platform/errors.ts';
+import { Errors, NUL_MESSAGE, nulPath } from '../platform/errors.ts';
 import { VERSION } from '../platform/version.ts';
 import { authorize } from './auth.ts';
 import type { AppDeps } from './deps.ts';
@@ -42,6 +42,12 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
     },
     requestIdHeader: false,
     ajv: { customOptions: { coerceTypes: false } },
+    // Ids in paths are validated by each route's schema (most allow 200 characters), not cut at Fastify's 100.
+    maxParamLength: 1000,
+    // Fastify's own refusals (a malformed URL, say) answer in the one error shape too.
+    frameworkErrors: (err, request, reply) => {
+      sendError(err, request, reply);
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -58,6 +64,8 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
     }
     parseJson(request, text, done);
   });
+  // Only JSON (and the form posts a few routes register) is accepted: a text/plain body is 415, not parsed as a string.
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('principal', null);
 
   const metrics = opts.metrics ?? createMetrics();
@@ -107,6 +115,17 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
     await authorize(deps, request);
+  });
+
+  // PostgreSQL cannot store U+0000 in text: a path id, query value or body string holding one is refused with
+  // its field named, before any route stores or looks it up. MCP's JSON-RPC route answers in JSON-RPC instead
+  // (its tools report the database's refusal as an invalid argument), and vendor webhooks keep their raw bytes.
+  app.addHook('preValidation', async (request) => {
+    const url = request.routeOptions.url ?? '';
+    if (url === '/v1/expose/mcp' || url.endsWith('/webhook/deliveries')) return;
+    const where =
+      nulPath(request.params, 'params') ?? nulPath(request.query, 'querystring') ?? (typeof request.body === 'string' ? null : nulPath(request.body, 'body'));
+    if (where) throw Errors.validation(`invalid ${where}: ${NUL_MESSAGE}`, [{ path: where, message: NUL_MESSAGE }]);
   });
 
   // Baseline security headers on every response (the console's routes add their CSP on top): no MIME

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, Errors, isAppError } from '../platform/errors.ts';
+import { AppError, clientErrorFromDatabase, Errors, isAppError } from '../platform/errors.ts';
 
 function fromFastify(err: FastifyError, request: FastifyRequest): AppError | null {
   if (hasZodFastifySchemaValidationErrors(err)) {
@@ -34,7 +34,7 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
   let appErr: AppError;
   if (isAppError(err)) appErr = err;
   else if (isResponseSerializationError(err)) appErr = Errors.internal(err);
-  else appErr = fromFastify(err as FastifyError, request) ?? Errors.internal(err);
+  else appErr = clientErrorFromDatabase(err) ?? fromFastify(err as FastifyError, request) ?? Errors.internal(err);
 
   if (appErr.status >= 500) {
     request.log.error({ err: appErr.cause ?? err, code: appErr.code }, 'request failed');

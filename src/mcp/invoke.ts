@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Principal, RateLimiter } from '../access/index.ts';
-import { isAppError } from '../platform/errors.ts';
+import { clientErrorFromDatabase, isAppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, toolErrorResult } from './backend.ts';
 import { findResource } from './resources.ts';
@@ -113,6 +113,8 @@ export function unknownToolMessage(name: string): string {
 
 /** A message the model can act on; server faults are logged and reported without internals. */
 function describeFailure(ctx: McpContext, err: unknown, tool: string): { message: string; retryAfter?: number } {
+  const refused = clientErrorFromDatabase(err);
+  if (refused) return { message: refused.message };
   if (err instanceof ToolError) return { message: err.message, retryAfter: err.retryAfterSeconds };
   if (isAppError(err) && err.status < 500) {
     const retry = (err.details as { retry_after_seconds?: number } | undefined)?.retry_after_seconds;

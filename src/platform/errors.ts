@@ -86,3 +86,39 @@ export function openAiErrorMessage(text: string): string {
   }
   return text.slice(0, 200).trim() || '(empty body)';
 }
+
+/**
+ * The path (`body.documents.3.title`) of the first string or key inside `value` that holds U+0000, or null.
+ * PostgreSQL text and jsonb cannot store that character: input holding it is refused with its field named.
+ */
+export function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], `${path}.${i}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return `${path}.${k.replaceAll('\u0000', '\\u0000')}`;
+      const found = nulPath(v, `${path}.${k}`);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+export const NUL_MESSAGE = 'contains a NUL character (\\u0000), which cannot be stored: remove it';
+
+/**
+ * A database error that is the client's fault, as the AppError the client should see; null for any other error.
+ * PostgreSQL refuses U+0000 in text (SQLSTATE 22021; 22P05 in jsonb): input checks name the field first, and this
+ * keeps any path they miss from answering 500.
+ */
+export function clientErrorFromDatabase(err: unknown): AppError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === '22021' || code === '22P05') return Errors.validation(`invalid input: a text value ${NUL_MESSAGE}`);
+  return null;
+}

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from './support/app.ts';
+
+describe('HTTP input the database or the framework would refuse', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ env: { ATRIUM_SYNC_SCHEDULER: 'false' } });
+  });
+  after(() => t.close());
+
+  const expect400 = (res: { statusCode: number; json(): { error: { code: string; message: string } } }, path: string) => {
+    assert.equal(res.statusCode, 400, JSON.stringify(res.json()));
+    assert.equal(res.json().error.code, 'invalid_request');
+    assert.match(res.json().error.message, new RegExp(`invalid ${path.replace(/\./g, '\\.')}: contains a NUL character`));
+  };
+
+  it('refuses U+0000 in a body, a path id or a query value with 400 naming the field, not 500', async () => {
+    expect400(await t.app.inject({ method: 'POST', url: '/v1/federate', headers: t.admin, payload: { query: 'checkout\u0000outage', user_id: 'u' } }), 'body.query');
+    expect400(await t.app.inject({ method: 'POST', url: '/v1/federate', headers: t.admin, payload: { query: 'checkout', user_id: 'u\u0000' } }), 'body.user_id');
+    expect400(
+      await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'api', display_name: 'a\u0000b' } }),
+      'body.display_name',
+    );
+    expect400(await t.app.inject({ method: 'POST', url: '/v1/api-keys', headers: t.admin, payload: { name: 'k\u0000', permissions: ['query'] } }), 'body.name');
+    expect400(await t.app.inject({ method: 'GET', url: '/v1/connectors/%00', headers: t.admin }), 'params.id');
+    expect400(await t.app.inject({ method: 'GET', url: '/v1/documents/doc%00x', headers: t.admin }), 'params.id');
+    expect400(await t.app.inject({ method: 'DELETE', url: '/v1/forget/%00', headers: t.admin }), 'params.id');
+    expect400(await t.app.inject({ method: 'GET', url: '/v1/auth/sso/login?tenant_id=a%00' }), 'querystring.tenant_id');
+    // Nothing was created by the refused requests.
+    const list = await t.app.inject({ method: 'GET', url: '/v1/connectors', headers: t.admin });
+    assert.deepEqual(list.json().connectors, []);
+  });
+
+  it('answers Fastify-level refusals in the one error shape, and takes ids up to their schema length', async () => {
+    const bad = await t.app.inject({ method: 'GET', url: '/v1/connectors/%ZZ', headers: t.admin });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.equal(typeof bad.json().error?.code, 'string', bad.body);
+    const long = 'x'.repeat(150);
+    const missing = await t.app.inject({ method: 'GET', url: `/v1/connectors/${long}`, headers: t.admin });
+    assert.equal(missing.statusCode, 404, missing.body);
+    assert.equal(missing.json().error.code, 'not_found', 'the route is found; the connector is not');
+    const forget = await t.app.inject({ method: 'DELETE', url: `/v1/forget/${long}`, headers: t.admin });
+    assert.equal(forget.statusCode, 404, forget.body);
+    assert.equal(typeof forget.json().error?.code, 'string');
+  });
+
+  it('answers 415 for a text/plain body instead of parsing it as a string', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/federate',
+      headers: { ...t.admin, 'content-type': 'text/plain' },
+      payload: JSON.stringify({ query: 'x', user_id: 'u' }),
+    });
+    assert.equal(res.statusCode, 415, res.body);
+    assert.equal(typeof res.json().error?.code, 'string');
+  });
+});
