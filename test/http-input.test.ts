@@ -55,4 +55,40 @@ describe('HTTP input the database or the framework would refuse', () => {
     assert.equal(res.statusCode, 415, res.body);
     assert.equal(typeof res.json().error?.code, 'string');
   });
+
+  it('refuses unknown body fields on every JSON route (a misspelt dry_run must not run the action for real)', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'api', display_name: 'strict' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = created.json().connector_id;
+    const cases: [string, string, Record<string, unknown>][] = [
+      ['POST', '/v1/connectors', { connector_type: 'api', display_name: 'x', dispaly_name: 'typo' }],
+      ['POST', `/v1/connectors/${id}/execute`, { intent: 'create an issue', dryrun: true }],
+      ['PUT', `/v1/connectors/${id}/credentials`, { credentials: {}, extra: 1 }],
+      ['POST', '/v1/search', { query: 'x', limt: 3 }],
+      ['POST', '/v1/api-keys', { name: 'k', permissions: ['query'], tenant: 'other' }],
+      ['POST', '/v1/embeddings', { input: ['x'], modle: 'y' }],
+      ['POST', '/v1/expose/mcp/invoke', { tool: 'list_connectors', parameters: {}, extra: true }],
+      ['POST', '/v1/vec2vec/translate', { source_model: 'a', target_model: 'b', vector: [1], extra: 1 }],
+      ['POST', '/v1/auth/sso/test', { test_mode: true, extra: 1 }],
+    ];
+    for (const [method, url, payload] of cases) {
+      const res = await t.app.inject({ method: method as 'POST', url, headers: t.admin, payload });
+      assert.equal(res.statusCode, 400, `${method} ${url}: ${res.body}`);
+      assert.equal(res.json().error.code, 'invalid_request', `${method} ${url}`);
+      assert.match(res.json().error.message, /unrecognized key|unknown/i, `${method} ${url}: ${res.body}`);
+    }
+  });
+
+  it('MCP: a non-JSON initialize is 415, and an empty sources list is an invalid argument (400 over REST)', async () => {
+    const plain = await t.app.inject({
+      method: 'POST',
+      url: '/v1/expose/mcp',
+      headers: { ...t.admin, 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    });
+    assert.equal(plain.statusCode, 415, plain.body);
+    const empty = await t.app.inject({ method: 'POST', url: '/v1/expose/mcp/invoke', headers: t.admin, payload: { tool: 'query_knowledge', parameters: { query: 'x', sources: [] } } });
+    assert.equal(empty.statusCode, 400, empty.body);
+    assert.match(empty.body, /sources/);
+  });
 });

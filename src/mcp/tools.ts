@@ -17,6 +17,7 @@ export const toolInputs = {
       .describe('What to look for, in natural language: a question or a few keywords ("on-call rotation for payments", "Q3 churn numbers").'),
     sources: z
       .array(z.string().min(1).max(200))
+      .min(1, 'sources must name at least one source (omit it to search every source)')
       .max(50)
       .optional()
       .describe('Restrict the search to these connector ids (from list_connectors). Omit to search every source the key may see.'),

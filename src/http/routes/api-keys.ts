@@ -30,7 +30,7 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
         body: z.object({
           name: z.string().trim().min(1).max(200),
           permissions: z.array(z.enum(PERMISSIONS)).min(1),
-        }),
+        }).strict(),
         response: { 201: keyRecord.extend({ key: z.string().describe('the plaintext key, shown only in this response') }) },
       },
     },

@@ -78,7 +78,7 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
         summary: "Run a natural-language intent as calls of the connector's actions (LLM tool calling, or the rule-based planner)",
         tags: ['connectors'],
         params: z.object({ id: z.string().min(1).max(200) }),
-        body: z.object({ intent: z.string().trim().min(1).max(4000), context: z.record(z.string(), z.unknown()).optional(), dry_run: z.boolean().default(false) }),
+        body: z.object({ intent: z.string().trim().min(1).max(4000), context: z.record(z.string(), z.unknown()).optional(), dry_run: z.boolean().default(false) }).strict(),
         response: {
           200: z.object({
             connector_id: z.string(),

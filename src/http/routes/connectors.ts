@@ -111,7 +111,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
           display_name: z.string().trim().min(1).max(200),
           credentials: z.record(z.string(), z.unknown()).optional(),
           settings: z.record(z.string(), z.unknown()).optional(),
-        }),
+        }).strict(),
         response: {
           201: z.object({
             connector_id: z.string(),
@@ -213,7 +213,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
         summary: 'Replace the credentials of a disconnected or failed connector; they are validated again (status connecting)',
         tags: ['connectors'],
         params: idParams,
-        body: z.object({ credentials: z.record(z.string(), z.unknown()) }),
+        body: z.object({ credentials: z.record(z.string(), z.unknown()) }).strict(),
         response: { 200: z.object({ connector_id: z.string(), status }) },
       },
     },

@@ -104,7 +104,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
         tags: ['documents'],
         params: connectorParams,
         // Unknown fields are refused (a misspelt `updated_at` would otherwise be dropped silently).
-        body: z.object({ documents: z.array(documentInputSchema.strict()).min(1) }),
+        body: z.object({ documents: z.array(documentInputSchema.strict()).min(1) }).strict(),
         response: {
           200: z.object({
             added: z.number().int(),
@@ -218,7 +218,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
               connector_types: z.array(z.string()).optional(),
             })
             .optional(),
-        }),
+        }).strict(),
         response: { 200: z.object({ passages: z.array(passageRecord) }) },
       },
     },

@@ -30,7 +30,7 @@ export async function embeddingRoutes(app: App, deps: AppDeps): Promise<void> {
         body: z.object({
           input: z.array(z.string().max(MAX_EMBEDDING_INPUT_CHARS)).min(1).max(MAX_EMBEDDING_INPUTS),
           model: z.string().min(1).max(200).optional().describe('a model id from GET /v1/embeddings/models; default: the instance default'),
-        }),
+        }).strict(),
         response: {
           200: z.object({
             model: z.string(),

@@ -129,7 +129,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
           'Answers the MCP tool result (`content`, `structuredContent`, `isError`). A tool the key may not use is 404 like an unknown one; ' +
           'invalid parameters are 400; failures of the tool itself are 200 with `isError: true`.',
         tags: ['mcp'],
-        body: z.object({ tool: z.string().min(1).max(200), parameters: z.record(z.string(), z.unknown()).default({}) }),
+        body: z.object({ tool: z.string().min(1).max(200), parameters: z.record(z.string(), z.unknown()).default({}) }).strict(),
         response: { 200: toolResult },
       },
     },

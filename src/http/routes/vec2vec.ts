@@ -74,7 +74,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
           vector: z.array(z.number()).min(1).max(MAX_DIMS),
           source_model: modelName.describe('model id or short name (glove-100d for builtin/glove-100d)'),
           target_model: modelName,
-        }),
+        }).strict(),
         response: {
           200: z.object({
             vector: z.array(z.number()),
@@ -102,7 +102,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
           target_model: modelName,
           parallel_texts: z.array(z.string().max(100_000)).min(1).max(MAX_TEXTS),
           config: trainConfigSchema.default(trainConfigSchema.parse({})),
-        }),
+        }).strict(),
         response: {
           202: z.object({
             job_id: z.string(),
