@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { authenticateKey } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { createRuntime } from '../main/runtime.ts';
-import { createRemoteBackend, createServiceMcpContext, parseSelfHostedConfig, serveStdio, startSelfHostedServer } from '../mcp/index.ts';
+import { createRemoteBackend, createServiceMcpContext, keyAdmission, parseSelfHostedConfig, serveStdio, startSelfHostedServer } from '../mcp/index.ts';
 import { createLogger } from '../platform/log.ts';
 
 /** `atrium mcp --stdio` and `atrium mcp-server --config file.json`. */
@@ -30,7 +30,7 @@ export function registerMcpCommands(program: Command, env: NodeJS.ProcessEnv): v
       try {
         const caller = await authenticateKey(rt.deps.db, key);
         if (!caller) throw new Error('ATRIUM_API_KEY is not a valid key for this storage (revoked, or minted for another database)');
-        await serveStdio(createServiceMcpContext(rt.deps), caller);
+        await serveStdio(createServiceMcpContext(rt.deps), caller, { admit: keyAdmission(rt.deps.db, key, caller, { clock: rt.deps.clock, log }) });
       } finally {
         await rt.close();
       }

@@ -8,7 +8,7 @@ export { hostAllowed, originAllowed } from './security.ts';
 export { parseSelfHostedConfig, type SelfHostedConfig, type SelfHostedServer, startSelfHostedServer } from './self-hosted/index.ts';
 export { createMcpServer } from './server.ts';
 export { createServiceMcpContext, MCP_TOOL_INVOKED, type McpSecurity, serviceMcpSecurity } from './service-context.ts';
-export { serveStdio } from './stdio.ts';
+export { keyAdmission, serveStdio } from './stdio.ts';
 export { restParameters, TOOLS, type ToolName, toolsFor } from './tools.ts';
 export { attachWebSocketEndpoint } from './ws-endpoint.ts';
 export { MCP_SUBPROTOCOL, WebSocketTransport } from './ws-transport.ts';

@@ -28,7 +28,18 @@ const INSTRUCTIONS =
  * One MCP server per connection (session, socket or stdio), bound to the caller that opened it. The
  * tool list is the caller's: a tool it may not use is absent and calling it fails as an unknown tool.
  */
-export function createMcpServer(ctx: McpContext, caller: Principal, transport: McpTransportName): Server {
+export function createMcpServer(
+  ctx: McpContext,
+  caller: Principal,
+  transport: McpTransportName,
+  opts: {
+    /**
+     * Re-checks the caller's key before each tool call and resource read, for transports that authenticate once
+     * (stdio on local storage): false refuses the request and closes the connection.
+     */
+    admit?: () => Promise<boolean>;
+  } = {},
+): Server {
   const server = new Server(
     { name: 'atrium', title: 'Atrium knowledge service', version: VERSION },
     { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS },
@@ -44,7 +55,14 @@ export function createMcpServer(ctx: McpContext, caller: Principal, transport: M
     })),
   }));
 
+  const admitted = async () => {
+    if (!opts.admit || (await opts.admit())) return;
+    setImmediate(() => void server.close());
+    throw new McpError(ErrorCode.InvalidRequest, 'unauthenticated: the API key is no longer valid (revoked or unknown); the connection is closed');
+  };
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    await admitted();
     const r = await invokeTool(ctx, caller, request.params.name, request.params.arguments, { transport, signal: extra.signal });
     if (r.kind === 'unknown_tool') throw new McpError(ErrorCode.InvalidParams, r.message);
     // Argument errors go back as tool results so the model can correct its call (MCP 2025-11-25).
@@ -57,6 +75,7 @@ export function createMcpServer(ctx: McpContext, caller: Principal, transport: M
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    await admitted();
     const r = await readResource(ctx, caller, request.params.uri);
     if (r.kind === 'unknown_resource') throw new McpError(RESOURCE_NOT_FOUND, r.message, { uri: request.params.uri });
     if (r.kind === 'rate_limited') throw new McpError(RATE_LIMITED, r.message, { retry_after_seconds: r.retryAfterSeconds });

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { authenticateKey } from '../../src/access/index.ts';
-import { createServiceMcpContext, parseSelfHostedConfig, type SelfHostedServer, serveStdio, startSelfHostedServer } from '../../src/mcp/index.ts';
+import { createServiceMcpContext, keyAdmission, parseSelfHostedConfig, type SelfHostedServer, serveStdio, startSelfHostedServer } from '../../src/mcp/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { silentLog } from '../support/db.ts';
 import { BIN } from '../support/spawn.ts';
@@ -132,5 +132,30 @@ describe('self-hosted MCP server forwarding to a real service', () => {
     assert.match(call.result.content[0].text, /github-abc123/);
     stdin.end();
     await done;
+  });
+
+  it('stdio on local storage re-checks its key: a revoked key is refused at the next call and the session ends', async () => {
+    const own = await t.keyWith(['connector:read'], 'default');
+    const token = own.authorization.slice('Bearer '.length);
+    const caller = await authenticateKey(t.db, token);
+    assert.ok(caller);
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const done = serveStdio(createServiceMcpContext(t.deps), caller, { stdin, stdout, admit: keyAdmission(t.db, token, caller, { clock: t.deps.clock }) });
+    const replies = readline.createInterface({ input: stdout })[Symbol.asyncIterator]();
+    const ask = async (msg: Record<string, unknown>) => {
+      stdin.write(`${JSON.stringify(msg)}\n`);
+      return JSON.parse(String((await replies.next()).value));
+    };
+    await ask({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const before = await ask({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_connectors', arguments: {} } });
+    assert.equal(before.result.isError ?? false, false, JSON.stringify(before));
+    const revoked = await t.app.inject({ method: 'DELETE', url: `/v1/api-keys/${caller.id}`, headers: t.admin });
+    assert.equal(revoked.statusCode, 200, revoked.body);
+    await new Promise((r) => setTimeout(r, 2100)); // past the 2 s a verified key is remembered
+    const afterRevoke = await ask({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_connectors', arguments: {} } });
+    assert.match(afterRevoke.error?.message ?? '', /no longer valid/, JSON.stringify(afterRevoke));
+    await done; // the server closed the session itself
   });
 });
