@@ -4,7 +4,7 @@ export { invokeTool, type McpContext, type McpTransportName, readResource, type 
 export { createLocalBackend } from './local-backend.ts';
 export { createRemoteBackend, type RemoteServiceOptions } from './remote-backend.ts';
 export { RESOURCE_SCHEME, RESOURCES, resourcesFor } from './resources.ts';
-export { hostAllowed, originAllowed } from './security.ts';
+export { corsHeaders, hostAllowed, originAllowed } from './security.ts';
 export { parseSelfHostedConfig, type SelfHostedConfig, type SelfHostedServer, startSelfHostedServer } from './self-hosted/index.ts';
 export { createMcpServer } from './server.ts';
 export { createServiceMcpContext, MCP_TOOL_INVOKED, type McpSecurity, serviceMcpSecurity } from './service-context.ts';

@@ -24,6 +24,29 @@ export function originAllowed(origin: string | undefined, allowed: readonly stri
   return allowed.some((a) => normalizeOrigin(a) === normalized);
 }
 
+/** Request headers a browser page may send to the MCP endpoint (CORS preflight answer). */
+const CORS_ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id';
+
+/**
+ * CORS headers for a browser request from an origin `originAllowed` admitted (none without an Origin): the origin is
+ * echoed (credentials travel in `Authorization`, never in cookies), and the session id header is readable by the page.
+ * `preflight` adds the answer to an OPTIONS request.
+ */
+export function corsHeaders(origin: string | undefined, preflight: boolean): Record<string, string> {
+  if (origin === undefined) return {};
+  const headers: Record<string, string> = {
+    'access-control-allow-origin': origin,
+    vary: 'Origin',
+    'access-control-expose-headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
+  };
+  if (preflight) {
+    headers['access-control-allow-methods'] = 'GET, POST, DELETE';
+    headers['access-control-allow-headers'] = CORS_ALLOW_HEADERS;
+    headers['access-control-max-age'] = '600';
+  }
+  return headers;
+}
+
 /** The hostname of a Host header (`example.com:8080` → `example.com`, `[::1]:80` → `::1`), lowercased. */
 export function hostnameOf(host: string): string | undefined {
   const h = host.trim().toLowerCase();

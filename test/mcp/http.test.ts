@@ -136,6 +136,40 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(stolen.status, 404);
   });
 
+  it('answers CORS for origins in ATRIUM_MCP_ALLOWED_ORIGINS: the preflight, the session id header, errors too', async () => {
+    const page = 'http://localhost:7233';
+    const c = await createTestApp({ env: { ATRIUM_MCP_ALLOWED_ORIGINS: page } });
+    try {
+      const url = `${await listen(c)}/v1/expose/mcp`;
+      const pre = await fetch(url, {
+        method: 'OPTIONS',
+        headers: { origin: page, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-session-id' },
+      });
+      assert.equal(pre.status, 204, await pre.text());
+      assert.equal(pre.headers.get('access-control-allow-origin'), page);
+      assert.match(pre.headers.get('access-control-allow-headers') ?? '', /authorization.*content-type.*mcp-session-id/);
+      assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+      const k = await c.keyWith(['query']);
+      const init = await fetch(url, {
+        method: 'POST',
+        headers: { origin: page, authorization: k.authorization, 'content-type': 'application/json', accept: ACCEPT },
+        body: JSON.stringify(INIT('2025-11-25')),
+      });
+      assert.equal(init.status, 200);
+      assert.equal(init.headers.get('access-control-allow-origin'), page);
+      assert.match(init.headers.get('access-control-expose-headers') ?? '', /Mcp-Session-Id/);
+      assert.ok(init.headers.get('mcp-session-id'));
+      const denied = await fetch(url, { method: 'POST', headers: { origin: page, 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(INIT('2025-11-25')) });
+      assert.equal(denied.status, 401);
+      assert.equal(denied.headers.get('access-control-allow-origin'), page, 'the page can read why it was refused');
+      const foreign = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      assert.equal(foreign.status, 403);
+      assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('refuses a missing or invalid key with 401, a foreign Origin and a rebinding Host with 403', async () => {
     const k = await t.keyWith(['query']);
     const headers = { 'content-type': 'application/json', accept: ACCEPT };

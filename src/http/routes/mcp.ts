@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { authenticateKey } from '../../access/index.ts';
 import {
   attachWebSocketEndpoint,
+  corsHeaders,
   createServiceMcpContext,
   hostAllowed,
   invokeTool,
@@ -61,7 +62,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
       }
     });
     scope.route({
-      method: ['POST', 'GET', 'DELETE'],
+      method: ['POST', 'GET', 'DELETE', 'OPTIONS'],
       url: MCP_PATH,
       config: { permission: 'public' },
       schema: { hide: true },
@@ -72,6 +73,10 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
         if (!originAllowed(request.headers.origin, security.allowedOrigins)) {
           throw new AppError('origin_not_allowed', 403, `origin ${request.headers.origin} is not allowed to use MCP`);
         }
+        // A page on an allowed origin (ATRIUM_MCP_ALLOWED_ORIGINS) can use MCP from the browser: CORS on every answer,
+        // including errors and the transport's own, and the preflight answered before authentication.
+        for (const [k, v] of Object.entries(corsHeaders(request.headers.origin, request.method === 'OPTIONS'))) reply.raw.setHeader(k, v);
+        if (request.method === 'OPTIONS') return reply.code(204).send();
         const token = bearerToken(request);
         const principal = token ? await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
         if (!principal) {

@@ -5,7 +5,7 @@ import type { Logger } from '../../platform/log.ts';
 import { McpHttpSessions, writeJsonRpcError } from '../http-sessions.ts';
 import type { McpContext } from '../invoke.ts';
 import { createRemoteBackend } from '../remote-backend.ts';
-import { defaultAllowedHosts, hostAllowed, originAllowed } from '../security.ts';
+import { corsHeaders, defaultAllowedHosts, hostAllowed, originAllowed } from '../security.ts';
 import { attachWebSocketEndpoint } from '../ws-endpoint.ts';
 import type { SelfHostedConfig } from './config.ts';
 
@@ -91,10 +91,17 @@ export async function startSelfHostedServer(config: SelfHostedConfig, log: Logge
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/health' && req.method === 'GET') return json(res, 200, { status: 'ok', service: config.service_base_url });
     if (!(SELF_HOSTED_HTTP_PATHS as readonly string[]).includes(path)) return json(res, 404, { error: { code: 'route_not_found', message: `no route ${req.method} ${path}` } });
-    if (!['GET', 'POST', 'DELETE'].includes(req.method ?? '')) return json(res, 405, { error: { code: 'method_not_allowed', message: 'use POST, GET or DELETE' } }, { allow: 'GET, POST, DELETE' });
+    if (!['GET', 'POST', 'DELETE', 'OPTIONS'].includes(req.method ?? '')) {
+      return json(res, 405, { error: { code: 'method_not_allowed', message: 'use POST, GET or DELETE' } }, { allow: 'GET, POST, DELETE, OPTIONS' });
+    }
     if (!hostAllowed(req.headers.host, allowedHosts)) return json(res, 403, { error: { code: 'host_not_allowed', message: 'the Host header does not name this server' } });
     if (!originAllowed(req.headers.origin, allowedOrigins)) {
       return json(res, 403, { error: { code: 'origin_not_allowed', message: `origin ${req.headers.origin} is not allowed` } });
+    }
+    for (const [k, v] of Object.entries(corsHeaders(req.headers.origin, req.method === 'OPTIONS'))) res.setHeader(k, v);
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204).end();
+      return;
     }
     let body: unknown;
     if (req.method === 'POST') {
