@@ -181,6 +181,17 @@ export async function setPaused(deps: ConnectorDeps, principal: Principal, id: s
     throw Errors.conflict(moved.reason, { status: moved.current });
   }
   if (paused) await cancelConnectorJobs(deps.db, principal.tenantId, id);
+  // A pause while `connecting` cancelled the validation job: resuming into `connecting` queues it again, or the
+  // connector would wait for a validation that never comes.
+  if (!paused && moved.to === 'connecting') {
+    await enqueueJob(deps.db, {
+      tenantId: principal.tenantId,
+      kind: VALIDATE_JOB_KIND,
+      payload: { connectorId: id },
+      dedupeKey: `connector:${principal.tenantId}:${id}:validate`,
+      maxAttempts: 3,
+    });
+  }
   await recordAudit(deps.db, {
     tenantId: principal.tenantId,
     action: paused ? Ops.connectorPaused : Ops.connectorResumed,

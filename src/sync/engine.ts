@@ -207,10 +207,18 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       await recordAudit(deps.db, { tenantId, action: Ops.connectorSyncCompleted, details: { connector_id: connectorId, run_id: runId, sync_type: payload.syncType, pages } });
       return { runId, pages };
     } catch (err) {
-      if (err instanceof RetryAfterError || err instanceof JobCancelledError || ctx.signal.aborted) throw err;
+      if (err instanceof JobCancelledError || ctx.signal.aborted) throw err;
       // Thrown inside a vendor call (the bucket's wait), an SDK may have wrapped it.
-      const retryAfter = findRetryAfter(err);
-      if (retryAfter) throw retryAfter;
+      const retryAfter = err instanceof RetryAfterError ? err : findRetryAfter(err);
+      // A rate-limit hand-back counts as an attempt: after the last one the sync has failed (else the connector
+      // would stay `rate_limited`, its run `running`, and every later sync refused as already running).
+      if (retryAfter && ctx.job.attempts < ctx.job.maxAttempts) throw retryAfter;
+      if (retryAfter) {
+        const mask = await credentialMasker(deps, connector);
+        const message = mask(`the vendor kept rate-limiting the sync through ${ctx.job.attempts} attempts: ${retryAfter.message}`);
+        await fail(message, 'sync_failed');
+        throw new NonRetriableError(message);
+      }
       // Vendors echo tokens in error bodies: the run, the connector, the audit, the job and the log get masked text.
       const mask = await credentialMasker(deps, connector);
       const vendor = findVendorError(err);

@@ -11,4 +11,13 @@ describe('vendor rate limits from responses', () => {
     assert.equal(rateLimitFromResponse(403, headers({ 'x-ratelimit-remaining': '4000' })), null, 'a plain 403 is a permission problem');
     assert.equal(rateLimitFromResponse(500, headers({ 'retry-after': '1' })), null);
   });
+
+  it('waits for x-ratelimit-reset only when the quota is spent; a 429 with quota left backs off instead', () => {
+    const inAnHour = String(Math.floor(Date.now() / 1000) + 3600);
+    const spent = rateLimitFromResponse(403, headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': inAnHour }))?.retryAfterMs ?? 0;
+    assert.ok(spent > 3_500_000, `waits for the reset: ${spent}`);
+    const left = rateLimitFromResponse(429, headers({ 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': inAnHour }));
+    assert.ok(left, 'still a rate limit');
+    assert.equal(left.retryAfterMs, null, 'no hour-long block: the caller backs off exponentially');
+  });
 });

@@ -37,7 +37,9 @@ export function rateLimitFromResponse(status: number, header: (name: string) => 
   // with 403 (or 429) and Retry-After.
   const exhausted = status === 403 && (header('x-ratelimit-remaining') === '0' || Boolean(header('retry-after')));
   if (status !== 429 && !exhausted) return null;
-  const reset = header('x-ratelimit-reset');
+  // GitHub sends x-ratelimit-reset on every answer: it says when the quota refills, which matters only once it is
+  // spent; a 429 with quota left (a secondary limit without Retry-After) backs off instead of waiting up to an hour.
+  const reset = header('x-ratelimit-remaining') === '0' ? header('x-ratelimit-reset') : null;
   const retryAfter = parseRetryAfter(header('retry-after'), Date.now()) ?? (reset ? Math.max(0, Number(reset) * 1000 - Date.now()) : null);
   return new VendorRateLimitedError(`vendor rate limit (HTTP ${status})`, retryAfter);
 }

@@ -30,6 +30,22 @@ describe('pausing a connector while it syncs', () => {
     await gh.close();
   });
 
+  it('paused while connecting, then resumed: the validation runs again and the connector connects', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'early', credentials: { access_token: gh.token } } });
+    const id = created.json().connector_id;
+    assert.equal(created.json().status, 'connecting');
+    const paused = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/pause`, headers: t.admin });
+    assert.equal(paused.json().status, 'paused');
+    await worker.drain(); // the cancelled validation does not run
+    const resumed = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/resume`, headers: t.admin });
+    assert.equal(resumed.json().status, 'connecting');
+    await worker.drain();
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.notEqual(c.status, 'connecting', 'not left waiting for a validation that never comes');
+    assert.ok(['connected', 'syncing', 'idle'].includes(c.status), c.status);
+    await t.app.inject({ method: 'DELETE', url: `/v1/connectors/${id}`, headers: t.admin });
+  });
+
   it('stops the running sync at its next checkpoint, refuses syncs while paused, and resumes', async () => {
     const id = (await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'github', display_name: 'slow', credentials: { access_token: gh.token } } })).json().connector_id;
     await worker.drain();

@@ -289,4 +289,36 @@ describe('a long block stored by another process hands the sync job back to the 
     assert.equal(done.sync_runs[0].status, 'completed');
     assert.ok(done.document_count > 0);
   });
+
+  it('a sync rate-limited through its last attempt fails: connector error, run failed, audited (not rate_limited for good)', async () => {
+    const channel = slack.channels[0] as { id: string };
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/connectors',
+      headers: t.admin,
+      payload: { connector_type: 'slack', display_name: 'Slack last try', credentials: { token: slack.token }, settings: { channels: [channel.id] } },
+    });
+    const id = created.json().connector_id as string;
+    await connectorWorker(t).drain(); // validation
+    await blockConnector(t.db, { tenantId: 'default', connectorId: id }, 120_000);
+    const sync = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync?full=true`, headers: t.admin });
+    assert.equal(sync.statusCode, 202, sync.body);
+    const jobId = sync.json().job_id as string;
+    // Every attempt but the last was already handed back for a rate limit.
+    await t.db.query('UPDATE jobs SET attempts = max_attempts - 1 WHERE id = $1', [jobId]);
+    const worker = createWorker({ db: t.db, log: silentLog, handlers: new Map([[SYNC_JOB_KIND, createSyncHandler(t.deps, { inlineWaitMs: 1_000 })]]), concurrency: 1, pollMs: 50 });
+    await worker.drain();
+    const job = (await t.db.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1', [jobId])).rows[0];
+    assert.equal(job?.status, 'failed');
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(c.status, 'error', JSON.stringify(c));
+    assert.match(c.status_reason, /kept rate-limiting/);
+    assert.equal(c.sync_runs[0].status, 'failed');
+    const audit = await t.db.query(`SELECT 1 FROM audit_events WHERE action = 'connector.sync_failed' AND details->>'connector_id' = $1`, [id]);
+    assert.equal(audit.rows.length, 1);
+    // A new sync is accepted (before, 409: "a sync is already running").
+    await t.db.query('UPDATE connector_rate_buckets SET blocked_until_ms = 0 WHERE connector_id = $1', [id]);
+    const again = await t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/sync`, headers: t.admin });
+    assert.equal(again.statusCode, 202, again.body);
+  });
 });
