@@ -98,13 +98,7 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
   } else if (needsOAuth) {
     oauthUrl = (await createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: record.id, connectorType: kind.type })).url;
   } else {
-    await enqueueJob(deps.db, {
-      tenantId: principal.tenantId,
-      kind: VALIDATE_JOB_KIND,
-      payload: { connectorId: record.id },
-      dedupeKey: `connector:${principal.tenantId}:${record.id}:validate`,
-      maxAttempts: 3,
-    });
+    await queueValidation(deps, principal.tenantId, record.id);
   }
   return { connector_id: record.id, connector_type: kind.type, display_name: record.displayName, status: record.status, oauth_url: oauthUrl };
 }
@@ -171,6 +165,11 @@ export async function removeConnector(deps: ConnectorDeps, principal: Principal,
   return { connector_id: id, deleted: true, documents_deleted: documentsDeleted };
 }
 
+/** Queues the `connector.validate` job (one per connector at a time): the credentials are checked against the vendor. */
+async function queueValidation(deps: ConnectorDeps, tenantId: string, id: string): Promise<void> {
+  await enqueueJob(deps.db, { tenantId, kind: VALIDATE_JOB_KIND, payload: { connectorId: id }, dedupeKey: `connector:${tenantId}:${id}:validate`, maxAttempts: 3 });
+}
+
 /** Pause: cancels queued work; a running sync stops at its next checkpoint. Resume returns to where it was. */
 export async function setPaused(deps: ConnectorDeps, principal: Principal, id: string, paused: boolean): Promise<ConnectorRecord> {
   const moved = await applyTransition(deps.db, principal.tenantId, id, paused ? 'pause' : 'resume', {
@@ -184,13 +183,7 @@ export async function setPaused(deps: ConnectorDeps, principal: Principal, id: s
   // A pause while `connecting` cancelled the validation job: resuming into `connecting` queues it again, or the
   // connector would wait for a validation that never comes.
   if (!paused && moved.to === 'connecting') {
-    await enqueueJob(deps.db, {
-      tenantId: principal.tenantId,
-      kind: VALIDATE_JOB_KIND,
-      payload: { connectorId: id },
-      dedupeKey: `connector:${principal.tenantId}:${id}:validate`,
-      maxAttempts: 3,
-    });
+    await queueValidation(deps, principal.tenantId, id);
   }
   await recordAudit(deps.db, {
     tenantId: principal.tenantId,
@@ -220,13 +213,7 @@ export async function replaceCredentials(deps: ConnectorDeps, principal: Princip
   // New credentials replace any OAuth tokens too: a stored token would otherwise take the place of the new
   // `access_token` at every sync (sync/context.ts), so the connector could not be repaired by new credentials.
   await updateConnectorFields(deps.db, principal.tenantId, id, { credentialsEnc: deps.secrets.seal(JSON.stringify(parsed.data)), oauthTokensEnc: null, tokenExpiresAt: null });
-  await enqueueJob(deps.db, {
-    tenantId: principal.tenantId,
-    kind: VALIDATE_JOB_KIND,
-    payload: { connectorId: id },
-    dedupeKey: `connector:${principal.tenantId}:${id}:validate`,
-    maxAttempts: 3,
-  });
+  await queueValidation(deps, principal.tenantId, id);
   await recordAudit(deps.db, { tenantId: principal.tenantId, action: Ops.connectorCredentialsReplaced, actorId: principal.id, userId: principal.userId, details: { connector_id: id } });
   const updated = await getConnector(deps.db, principal.tenantId, id);
   if (!updated) throw Errors.notFound('connector', id);
