@@ -43,7 +43,7 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
     requestIdHeader: false,
     ajv: { customOptions: { coerceTypes: false } },
     // Ids in paths are validated by each route's schema (most allow 200 characters), not cut at Fastify's 100.
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     // Fastify's own refusals (a malformed URL, say) answer in the one error shape too.
     frameworkErrors: (err, request, reply) => {
       sendError(err, request, reply);

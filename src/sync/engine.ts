@@ -8,7 +8,7 @@ import { Ops } from '../platform/operations.ts';
 import { abortableSleep, buildSourceContext, credentialMasker, findVendorError, maskedError } from './context.ts';
 import { rateLimitDelayMs } from './limits.ts';
 import { blockConnector } from './rate-buckets.ts';
-import { addRunCounts, finishRun, markSeen, seenIds } from './runs.ts';
+import { addRunCounts, finishRun, getRun, markSeen, type SyncRun, seenIds } from './runs.ts';
 import { nextFullAt, nextIncrementalAt, scheduleFor } from './schedule.ts';
 import { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
 
@@ -51,6 +51,23 @@ function requireStore(deps: ConnectorDeps): DocumentStore {
 }
 
 /**
+ * The connector's side of a run that was already closed when its job resumed (the worker died between closing the
+ * run and moving the connector): the transition the run's outcome calls for, nothing else.
+ */
+async function finishClosedRun(deps: ConnectorDeps, tenantId: string, connectorId: string, run: SyncRun): Promise<unknown> {
+  if (run.status === 'completed') {
+    await applyTransition(deps.db, tenantId, connectorId, 'sync_completed', {
+      lastSyncAt: new Date(run.finished_at ?? deps.clock.now().toISOString()),
+      lastError: null,
+      rateLimitedUntil: null,
+    });
+  } else if (run.status === 'failed') {
+    await applyTransition(deps.db, tenantId, connectorId, 'sync_failed', { reason: run.error ?? 'the sync failed', lastError: run.error ?? 'the sync failed' });
+  }
+  return { runId: run.run_id, resumed: `run already ${run.status}` };
+}
+
+/**
  * The `connector.sync` job. Reads the kind's pages one at a time; after each page's documents are
  * committed (idempotent upserts on external_id), records the ids seen and checkpoints the next page and
  * cursor on the job. A killed worker's job is re-leased and resumes from the last checkpoint: the page in
@@ -64,6 +81,11 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
     const store = requireStore(deps);
     const connector = await getConnector(deps.db, tenantId, connectorId);
     if (!connector) return { skipped: 'connector deleted' };
+    // A worker killed after the run was closed (its seen ids are gone with it): finish the connector's side only.
+    // Running the pages' loop or the full-sync sweep again would sweep against an empty seen set and delete
+    // every stored document.
+    const run = await getRun(deps.db, tenantId, runId);
+    if (run && run.status !== 'running') return finishClosedRun(deps, tenantId, connectorId, run);
     if (connector.status !== 'syncing' && connector.status !== 'rate_limited') {
       await finishRun(deps.db, runId, 'cancelled', deps.clock.now(), `connector is ${connector.status}`);
       throw new JobCancelledError(`connector is ${connector.status}`);
@@ -185,6 +207,11 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       }
 
       if (payload.syncType === 'full') {
+        // Still this job's worker (a worker that lost its lease to another must not sweep: the other runs the same
+        // pages and sweeps itself), and still this open run.
+        await ctx.progress(0.96);
+        const open = await getRun(deps.db, tenantId, runId);
+        if (open?.status !== 'running') throw new JobCancelledError(`the run is ${open?.status ?? 'gone'}: not sweeping`);
         // What the source no longer has goes: everything stored that this full sync did not see.
         const seen = await seenIds(deps.db, runId);
         const vanished = (await store.listExternalIds(tenantId, connectorId)).filter((id) => !seen.has(id));

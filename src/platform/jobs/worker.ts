@@ -94,12 +94,23 @@ export function createWorker(opts: WorkerOptions): Worker {
   async function execute(job: Job, controller = new AbortController()): Promise<void> {
     const log = opts.log.child({ jobId: job.id, jobKind: job.kind, tenantId: job.tenantId });
     const handler = opts.handlers.get(job.kind);
+    // Another worker re-leases a job whose lease expired (this process paused past it: a long GC, a frozen VM, a
+    // network partition). Then this handler must stop writing: both would run the same pages, and the first to
+    // finish would close the run under the other. A heartbeat or progress write that finds the lease gone aborts it.
+    const leaseLost = () => {
+      if (controller.signal.aborted) return;
+      log.warn('job lease lost to another worker: stopping');
+      controller.abort(new Error('lease lost'));
+    };
     const heartbeat = setInterval(() => {
       opts.db
         .query(
           `UPDATE jobs SET lease_expires_at = now() + ($2::int * interval '1 millisecond') WHERE id = $1 AND lease_owner = $3`,
           [job.id, leaseMs, id],
         )
+        .then((r) => {
+          if (r.affectedRows === 0) leaseLost();
+        })
         .catch((err) => log.warn({ err }, 'job heartbeat failed'));
     }, Math.max(50, Math.floor(leaseMs / 3)));
     heartbeat.unref();
@@ -110,11 +121,15 @@ export function createWorker(opts: WorkerOptions): Worker {
         signal: controller.signal,
         log,
         progress: async (progress, checkpoint) => {
-          await opts.db.query(
+          const r = await opts.db.query(
             `UPDATE jobs SET progress = $2, checkpoint = COALESCE($3::jsonb, checkpoint), updated_at = now()
              WHERE id = $1 AND lease_owner = $4`,
             [job.id, Math.max(0, Math.min(1, progress)), checkpoint === undefined ? null : JSON.stringify(checkpoint), id],
           );
+          if (r.affectedRows === 0) {
+            leaseLost();
+            throw new Error('lease lost: another worker holds this job');
+          }
         },
       });
       if (controller.signal.aborted) return;
