@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { documentStoreFor } from '../src/sync/documents-adapter.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 
 describe('HTTP input the database or the framework would refuse', () => {
@@ -90,5 +91,41 @@ describe('HTTP input the database or the framework would refuse', () => {
     const empty = await t.app.inject({ method: 'POST', url: '/v1/expose/mcp/invoke', headers: t.admin, payload: { tool: 'query_knowledge', parameters: { query: 'x', sources: [] } } });
     assert.equal(empty.statusCode, 400, empty.body);
     assert.match(empty.body, /sources/);
+  });
+});
+
+describe('deleting a connector while a batch is written to it', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ env: { ATRIUM_SYNC_SCHEDULER: 'false' } });
+  });
+  after(() => t.close());
+
+  it('leaves no orphan: the batch lands before the delete (and goes with it) or finds the connector gone (404)', async () => {
+    for (let trial = 0; trial < 3; trial++) {
+      const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'api', display_name: `race ${trial}` } });
+      const id = created.json().connector_id as string;
+      const documents = Array.from({ length: 400 }, (_, i) => ({ external_id: `d${i}`, title: `Doc ${i}`, content: `Paragraph ${i} about deployments, rollbacks and on-call. `.repeat(20) }));
+      const push = t.app.inject({ method: 'POST', url: `/v1/connectors/${id}/documents`, headers: t.admin, payload: { documents } });
+      // The delete starts while the push chunks and embeds its batch, before the push's write transaction.
+      await new Promise((r) => setImmediate(r));
+      const del = t.app.inject({ method: 'DELETE', url: `/v1/connectors/${id}`, headers: t.admin });
+      const [p, d] = await Promise.all([push, del]);
+      assert.equal(d.statusCode, 200, d.body);
+      assert.ok(p.statusCode === 200 || p.statusCode === 404, `${p.statusCode} ${p.body}`);
+      const orphans = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE source_node = $1', [id]);
+      assert.equal(orphans.rows[0]?.n, 0, `trial ${trial}: push ${p.statusCode}, delete removed ${d.json().documents_deleted}`);
+    }
+  });
+
+  it('a batch whose connector was deleted after the request was checked stores nothing (sync adapter and push path)', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'api', display_name: 'gone' } });
+    const id = created.json().connector_id as string;
+    // What the delete's transaction leaves once it has run between the push's check and its write.
+    await t.db.query('DELETE FROM connectors WHERE id = $1', [id]);
+    const store = documentStoreFor(() => t.deps);
+    await assert.rejects(store.upsert({ tenantId: 'default', connectorId: id, documents: [{ external_id: 'x', title: 'X', content: 'late page' }] }), /not found/);
+    const n = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE source_node = $1', [id]);
+    assert.equal(n.rows[0]?.n, 0);
   });
 });

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { DatabaseExecutor } from '../platform/db/index.ts';
+import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { SourceDocument, StoredRef } from './contract.ts';
 
@@ -12,7 +12,8 @@ import type { SourceDocument, StoredRef } from './contract.ts';
 export interface DocumentStore {
   upsert(input: { tenantId: string; connectorId: string; documents: readonly SourceDocument[] }): Promise<{ added: number; updated: number; unchanged: number }>;
   remove(input: { tenantId: string; connectorId: string; externalIds: readonly string[] }): Promise<number>;
-  removeAll(input: { tenantId: string; connectorId: string }): Promise<number>;
+  /** Every document of the connector; `thenInTx` runs in the same transaction (the connector row's deletion). */
+  removeAll(input: { tenantId: string; connectorId: string; thenInTx?: (tx: Queryable) => Promise<unknown> }): Promise<number>;
   listExternalIds(tenantId: string, connectorId: string): Promise<string[]>;
   /** Stored documents whose external id starts with `prefix`, with their metadata. */
   listStored(tenantId: string, connectorId: string, prefix: string): Promise<StoredRef[]>;

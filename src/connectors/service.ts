@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
+import type { Queryable } from '../platform/db/index.ts';
 import { Errors, type FieldProblem } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/index.ts';
@@ -153,8 +154,12 @@ export async function removeConnector(deps: ConnectorDeps, principal: Principal,
   const c = await getConnector(deps.db, principal.tenantId, id);
   if (!c) throw Errors.notFound('connector', id);
   const jobsCancelled = await cancelConnectorJobs(deps.db, principal.tenantId, id);
-  const documentsDeleted = deps.connectorDocuments ? await deps.connectorDocuments.removeAll({ tenantId: principal.tenantId, connectorId: id }) : 0;
-  await deleteConnectorRow(deps.db, principal.tenantId, id);
+  // The row goes in the documents' deletion transaction: a push or sync page racing this delete either lands
+  // before it (and is deleted with the rest) or finds the connector gone and stores nothing; no orphans.
+  const dropRow = (tx: Queryable) => deleteConnectorRow(tx, principal.tenantId, id);
+  const documentsDeleted = deps.connectorDocuments
+    ? await deps.connectorDocuments.removeAll({ tenantId: principal.tenantId, connectorId: id, thenInTx: dropRow })
+    : await dropRow(deps.db).then(() => 0);
   await recordAudit(deps.db, {
     tenantId: principal.tenantId,
     action: Ops.connectorDeleted,

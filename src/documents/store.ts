@@ -1,5 +1,6 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import type { Queryable } from '../platform/db/index.ts';
+import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { chunkDocument } from './chunker.ts';
 import { embeddingText } from './embed.ts';
@@ -36,7 +37,17 @@ interface Prepared {
  */
 export async function storeDocuments(
   deps: DocumentsDeps,
-  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embedder?: EmbeddingProvider },
+  input: {
+    tenantId: string;
+    connectorId: string;
+    documents: readonly DocumentInput[];
+    embedder?: EmbeddingProvider;
+    /**
+     * The source must still exist when the batch is written (checked under the tenant's write lock, which
+     * deleteConnectorDocuments takes too): a batch racing its connector's deletion stores nothing (404).
+     */
+    requireSource?: boolean;
+  },
 ): Promise<UpsertCore> {
   // Writers of a tenant take turns (the statistics row lock); one that finds, once its turn comes, that
   // another wrote some of the same documents meanwhile starts over from what is stored now.
@@ -56,7 +67,17 @@ class StaleBatchError extends Error {}
 
 async function storeOnce(
   deps: DocumentsDeps,
-  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embedder?: EmbeddingProvider },
+  input: {
+    tenantId: string;
+    connectorId: string;
+    documents: readonly DocumentInput[];
+    embedder?: EmbeddingProvider;
+    /**
+     * The source must still exist when the batch is written (checked under the tenant's write lock, which
+     * deleteConnectorDocuments takes too): a batch racing its connector's deletion stores nothing (404).
+     */
+    requireSource?: boolean;
+  },
 ): Promise<UpsertCore> {
   const { db } = deps;
   const settings = resolveSettings(deps);
@@ -117,6 +138,10 @@ async function storeOnce(
   const pgvector = db.hasVector;
   const result = await db.transaction(async (tx) => {
     await lockTenantStats(tx, tenantId);
+    if (input.requireSource) {
+      const source = await tx.query('SELECT 1 FROM connectors WHERE tenant_id = $1 AND id = $2', [tenantId, connectorId]);
+      if (source.rows.length === 0) throw Errors.notFound('connector', connectorId);
+    }
     // The plan (which documents are new, which chunks to replace) was made before the lock: check it.
     if (snapshot(await readExisting(tx)) !== planned) throw new StaleBatchError('documents changed while the batch was prepared');
     const replacedIds = needsChunks.map((p) => old.get(p.input.external_id)?.id).filter((id): id is string => id !== undefined);
@@ -243,22 +268,36 @@ export async function deleteDocuments(
 }
 
 /** Deletes every document of a connector (connector removal, full resync from scratch). */
+/**
+ * Deletes every document of a source. `thenInTx` runs in the same transaction, under the tenant's write lock (the
+ * connector's row is deleted there): a batch of that source written concurrently either lands before and is deleted
+ * here, or finds the source gone (`requireSource`) and stores nothing.
+ */
 export async function deleteConnectorDocuments(
   deps: Pick<DocumentsDeps, 'db'>,
-  input: { tenantId: string; connectorId: string },
+  input: { tenantId: string; connectorId: string; thenInTx?: (tx: Queryable) => Promise<unknown> },
 ): Promise<{ deleted: number }> {
-  return deleteWhere(deps, input.tenantId, 'source_node = $2', [input.connectorId]);
+  return deleteWhere(deps, input.tenantId, 'source_node = $2', [input.connectorId], input.thenInTx);
 }
 
-async function deleteWhere(deps: Pick<DocumentsDeps, 'db'>, tenantId: string, where: string, params: unknown[]): Promise<{ deleted: number }> {
+async function deleteWhere(
+  deps: Pick<DocumentsDeps, 'db'>,
+  tenantId: string,
+  where: string,
+  params: unknown[],
+  thenInTx?: (tx: Queryable) => Promise<unknown>,
+): Promise<{ deleted: number }> {
   const result = await deps.db.transaction(async (tx) => {
     await lockTenantStats(tx, tenantId);
     const ids = await tx.query<{ id: string }>(`SELECT id FROM documents WHERE tenant_id = $1 AND ${where}`, [tenantId, ...params]);
     const docIds = ids.rows.map((r) => r.id);
-    if (docIds.length === 0) return { deleted: 0 };
-    await removeTermStats(tx, tenantId, docIds);
-    const r = await tx.query('DELETE FROM documents WHERE tenant_id = $1 AND id = ANY($2::text[])', [tenantId, docIds]);
-    return { deleted: r.affectedRows };
+    let deleted = 0;
+    if (docIds.length > 0) {
+      await removeTermStats(tx, tenantId, docIds);
+      deleted = (await tx.query('DELETE FROM documents WHERE tenant_id = $1 AND id = ANY($2::text[])', [tenantId, docIds])).affectedRows;
+    }
+    await thenInTx?.(tx);
+    return { deleted };
   });
   // A deleted document had at least one chunk row; the count only paces the embedded vacuum.
   await noteChunkWrites(deps.db, result.deleted);

@@ -5,7 +5,7 @@ import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExte
 export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {
   return {
     async upsert(input) {
-      const r = await upsertDocuments(deps(), { ...input, documents: input.documents.map(withoutNul) });
+      const r = await upsertDocuments(deps(), { ...input, documents: input.documents.map(withoutNul), requireSource: true });
       return { added: r.added, updated: r.updated, unchanged: r.unchanged };
     },
     async remove(input) {

@@ -119,7 +119,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const { tenantId } = principalOf(request);
       await requireApiConnector(deps, tenantId, request.params.connector_id);
-      const r = await upsertDocuments(docDeps, { tenantId, connectorId: request.params.connector_id, documents: request.body.documents });
+      const r = await upsertDocuments(docDeps, { tenantId, connectorId: request.params.connector_id, documents: request.body.documents, requireSource: true });
       return { ...r, documents: [...r.documents] };
     },
   );
