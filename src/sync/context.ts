@@ -69,10 +69,18 @@ export function connectorAcquire(db: Queryable, connector: ConnectorRecord, kind
  * fetch behind the connector's bucket. Responses pass through untouched, so an SDK sees the vendor's
  * real 429 (with its headers) and its error type can be mapped; fetch-based kinds call `rateLimitFromResponse`.
  */
-export function vendorFetch(acquire: () => Promise<void>, signal: AbortSignal): typeof fetch {
+/**
+ * The longest one vendor request may take, answer body included. A hung call would otherwise hold its worker slot
+ * (and a paused connector's run) for Node's own ~5 min header timeout; a timed-out call fails like a network error
+ * (retried with the job's backoff).
+ */
+export const VENDOR_REQUEST_TIMEOUT_MS = 60_000;
+
+export function vendorFetch(acquire: () => Promise<void>, signal: AbortSignal, timeoutMs = VENDOR_REQUEST_TIMEOUT_MS): typeof fetch {
   return async (input, init) => {
     await acquire();
-    return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+    const signals = [signal, AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : [])];
+    return fetch(input, { ...init, signal: AbortSignal.any(signals) });
   };
 }
 
