@@ -81,6 +81,11 @@ describe('github connector against the fake GitHub', () => {
     const doc = await t.db.query<Record<string, unknown>>("SELECT * FROM documents WHERE source_node = $1 AND external_id = 'issue:acme/api#1'", [id]);
     assert.equal(doc.rows[0]?.author, 'user1');
     assert.equal(doc.rows[0]?.url, 'https://github.com/acme/api/issues/1');
+    // File contents come as the blob's raw bytes, not base64 inside JSON (which broke on files of ~6 MB and more).
+    assert.equal(gh.rawBlobs, 4);
+    const file = await t.db.query<{ content: string }>("SELECT content FROM documents WHERE source_node = $1 AND external_id = 'file:acme/web:docs/guide.md'", [id]);
+    const want = gh.repos.find((r) => r.full_name === 'acme/web')?.files.get('docs/guide.md') ?? '';
+    assert.ok(want.length > 0 && (file.rows[0]?.content ?? '').includes(want.trim().split('\n').at(-1) ?? '\u0000'), file.rows[0]?.content);
   });
 
   it('an incremental sync sends the cursor and fetches only what changed', async () => {

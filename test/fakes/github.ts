@@ -78,6 +78,8 @@ export interface FakeGitHub {
   failHistoryNext(count: number, status?: number): void;
   /** Delay every response by this many ms (to kill a worker mid-sync). */
   delayMs: number;
+  /** How many blobs were answered raw (`Accept: application/vnd.github.raw`) rather than as base64 JSON. */
+  readonly rawBlobs: number;
   /** Commits wiki page changes (content, or null to delete) to `<repo>.wiki.git`; returns the commit sha. */
   wiki(fullName: string, pages: Record<string, string | null>, opts?: { author?: string; date?: string }): string;
   /** The next `count` git requests (wiki `info/refs`, `git-upload-pack`) answer 429 with `Retry-After: seconds`. */
@@ -181,6 +183,7 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
   let gitToken = token;
   let gitLimited = 0;
   let gitRetryAfter = 1;
+  let blobRawRequests = 0;
   const graphqlLog: FakeGitHub['graphql'] = [];
   let graphqlLimited = 0;
   let historyFailures = 0;
@@ -374,6 +377,13 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
       const want = rest.slice('git/blobs/'.length);
       const content = [...repo.files.values()].find((c) => sha(`blob:${c}`) === want);
       if (content === undefined) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+      // `Accept: application/vnd.github.raw` (or the v3 form) answers the blob's bytes.
+      if (/vnd\.github(\.v3)?\.raw/.test(String(req.headers.accept ?? ''))) {
+        blobRawRequests++;
+        res.writeHead(200, { 'content-type': 'application/vnd.github.raw; charset=utf-8', 'content-length': Buffer.byteLength(content) });
+        res.end(content);
+        return true;
+      }
       return send(res, 200, { sha: want, size: Buffer.byteLength(content), content: Buffer.from(content).toString('base64'), encoding: 'base64' });
     }
     if (req.method === 'GET' && rest.startsWith('contents/')) {
@@ -425,6 +435,9 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     },
     graphqlRateLimitNext(count) {
       graphqlLimited = count;
+    },
+    get rawBlobs() {
+      return blobRawRequests;
     },
     failHistoryNext(count, status = 502) {
       historyFailures = count;

@@ -116,6 +116,15 @@ async function lastCommitsBatch(ctx: Ctx, gh: Octokit, repo: string, ref: string
   return found;
 }
 
+/** A blob's text from its raw answer (a string or bytes, by the answer's content type) or, from a JSON answer, its base64. */
+function blobText(data: unknown): string {
+  if (typeof data === 'string') return data;
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  const b = data as { content?: string; encoding?: string };
+  return b.encoding === 'base64' ? Buffer.from(b.content ?? '', 'base64').toString('utf8') : (b.content ?? '');
+}
+
 /** Fetches the blobs of `files` (one request each) and their last commits (one request), as documents. */
 export async function fetchFiles(ctx: Ctx, gh: Octokit, repo: FileRepo, files: readonly TreeFile[], webBase: string): Promise<SourceDocument[]> {
   const [owner = '', name = ''] = repo.full_name.split('/');
@@ -123,14 +132,15 @@ export async function fetchFiles(ctx: Ctx, gh: Octokit, repo: FileRepo, files: r
   const documents: SourceDocument[] = [];
   for (const f of files) {
     // A blob can vanish between the tree listing and this request (a force push): the file is left to the next sync.
-    const blob = await call(() => gh.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { owner, repo: name, file_sha: f.sha })).catch((err: unknown) => {
+    // The raw media type: the blob's bytes, not JSON with base64 inside (Octokit's JSON parser overflows its stack on
+    // a ~8 MB body and hands back a string, so files near the 10 MB default limit failed every full sync).
+    const blob = await call(() => gh.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { owner, repo: name, file_sha: f.sha, mediaType: { format: 'raw' } })).catch((err: unknown) => {
       if ((err as { status?: number })?.status !== 404) throw err;
       ctx.log.warn({ repository: repo.full_name, path: f.path }, 'GitHub no longer has this blob; skipped until the next sync');
       return null;
     });
     if (!blob) continue;
-    const b = blob.data as unknown as { content: string; encoding: string };
-    const content = b.encoding === 'base64' ? Buffer.from(b.content, 'base64').toString('utf8') : b.content;
+    const content = blobText(blob.data);
     documents.push(
       fileToDocument({ repo: repo.full_name, branch: repo.default_branch, path: f.path, content, sha: f.sha, isPrivate: repo.private, webBase, commit: commits.get(f.path) }),
     );
