@@ -10,7 +10,8 @@ import type { SourceDocument, StoredRef } from './contract.ts';
  * (upsertDocuments / deleteDocuments / deleteConnectorDocuments / listExternalIds) to it.
  */
 export interface DocumentStore {
-  upsert(input: { tenantId: string; connectorId: string; documents: readonly SourceDocument[] }): Promise<{ added: number; updated: number; unchanged: number }>;
+  /** `onlyNewer`: a stored document updated later than the incoming one is kept (late or replayed webhook events). */
+  upsert(input: { tenantId: string; connectorId: string; documents: readonly SourceDocument[]; onlyNewer?: boolean }): Promise<{ added: number; updated: number; unchanged: number }>;
   remove(input: { tenantId: string; connectorId: string; externalIds: readonly string[] }): Promise<number>;
   /** Every document of the connector; `thenInTx` runs in the same transaction (the connector row's deletion). */
   removeAll(input: { tenantId: string; connectorId: string; thenInTx?: (tx: Queryable) => Promise<unknown> }): Promise<number>;

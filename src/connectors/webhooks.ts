@@ -147,7 +147,8 @@ async function applyDelivery(
     let upserted = 0;
     let deleted = 0;
     if (changes.documents.length > 0) {
-      const u = await store.upsert({ tenantId: c.tenantId, connectorId: c.id, documents: changes.documents });
+      // A delivery older than what is stored (late, retried or replayed) leaves the newer version in place.
+      const u = await store.upsert({ tenantId: c.tenantId, connectorId: c.id, documents: changes.documents, onlyNewer: true });
       upserted = u.added + u.updated;
     }
     if (changes.deleted.length > 0) deleted = await store.remove({ tenantId: c.tenantId, connectorId: c.id, externalIds: changes.deleted });

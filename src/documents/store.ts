@@ -47,6 +47,7 @@ export async function storeDocuments(
      * deleteConnectorDocuments takes too): a batch racing its connector's deletion stores nothing (404).
      */
     requireSource?: boolean;
+    onlyNewer?: boolean;
   },
 ): Promise<UpsertCore> {
   // Writers of a tenant take turns (the statistics row lock); one that finds, once its turn comes, that
@@ -77,6 +78,11 @@ async function storeOnce(
      * deleteConnectorDocuments takes too): a batch racing its connector's deletion stores nothing (404).
      */
     requireSource?: boolean;
+    /**
+     * Keep a stored document whose `updated_at` is later than the incoming one's (counted unchanged): a vendor
+     * event delivered late, retried or replayed must not overwrite newer content.
+     */
+    onlyNewer?: boolean;
   },
 ): Promise<UpsertCore> {
   const { db } = deps;
@@ -88,11 +94,11 @@ async function storeOnce(
   const prepared = [...byExt.values()];
   if (prepared.length === 0) return { added: 0, updated: 0, unchanged: 0, documents: [], reindexed: [], embedded: 0 };
 
-  type Existing = { id: string; external_id: string; content_hash: string; fields_hash: string };
+  type Existing = { id: string; external_id: string; content_hash: string; fields_hash: string; updated_at: string | Date | null };
   const readExisting = async (q: Queryable) =>
     (
       await q.query<Existing>(
-        `SELECT id, external_id, content_hash, fields_hash FROM documents
+        `SELECT id, external_id, content_hash, fields_hash, updated_at FROM documents
          WHERE tenant_id = $1 AND source_node = $2 AND external_id = ANY($3::text[])`,
         [tenantId, connectorId, prepared.map((p) => p.input.external_id)],
       )
@@ -107,9 +113,11 @@ async function storeOnce(
   const old = new Map(existing.map((r) => [r.external_id, r]));
   const unchangedDocs: { id: string; external_id: string }[] = [];
   const toWrite: Prepared[] = [];
+  const newer = (o: Existing, p: Prepared) =>
+    input.onlyNewer === true && o.updated_at !== null && p.input.updated_at != null && new Date(o.updated_at).getTime() > new Date(p.input.updated_at).getTime();
   for (const p of prepared) {
     const o = old.get(p.input.external_id);
-    if (o && o.content_hash === p.contentHash && o.fields_hash === p.fieldsHash) unchangedDocs.push({ id: o.id, external_id: o.external_id });
+    if (o && ((o.content_hash === p.contentHash && o.fields_hash === p.fieldsHash) || newer(o, p))) unchangedDocs.push({ id: o.id, external_id: o.external_id });
     else toWrite.push(p);
   }
   if (toWrite.length === 0) return { added: 0, updated: 0, unchanged: unchangedDocs.length, documents: unchangedDocs, reindexed: [], embedded: 0 };

@@ -12,7 +12,7 @@ import type { DocumentInput, DocumentsDeps, EmbedMode, UpsertResult } from './ty
  */
 export async function upsertDocuments(
   deps: DocumentsDeps,
-  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embed?: EmbedMode; model?: string; requireSource?: boolean },
+  input: { tenantId: string; connectorId: string; documents: readonly DocumentInput[]; embed?: EmbedMode; model?: string; requireSource?: boolean; onlyNewer?: boolean },
 ): Promise<UpsertResult> {
   const mode: EmbedMode = deps.embeddings ? (input.embed ?? 'job') : 'none';
   // An unknown model is left to the job/inline path, which reports it.

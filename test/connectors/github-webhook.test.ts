@@ -67,6 +67,25 @@ describe('github webhooks', () => {
     assert.ok(ids.some((x) => x.startsWith('discussion:octo-org/octo-repo#')));
   });
 
+  it('a late or replayed delivery does not overwrite a newer stored version', async () => {
+    const edit = (title: string, updatedAt: string) => {
+      const e = example('issues', 'edited');
+      const issue = e.issue as { number: number; title: string; updated_at: string };
+      issue.number = 4242;
+      issue.title = title;
+      issue.updated_at = updatedAt;
+      return e;
+    };
+    const newer = await deliver('issues', edit('Checkout fails on Safari (NEW)', '2026-02-01T00:00:00Z'));
+    assert.equal(newer.json().status, 'applied', newer.body);
+    const stale = await deliver('issues', edit('Checkout fails (OLD)', '2026-01-01T00:00:00Z'));
+    assert.equal(stale.statusCode, 202, stale.body);
+    const row = await t.db.query<{ title: string; updated_at: Date }>("SELECT title, updated_at FROM documents WHERE source_node = $1 AND external_id LIKE '%#4242'", [id]);
+    assert.equal(row.rows.length, 1);
+    assert.match(row.rows[0]?.title ?? '', /NEW/);
+    assert.equal(new Date(row.rows[0]?.updated_at ?? 0).toISOString(), '2026-02-01T00:00:00.000Z');
+  });
+
   it('rejects a wrong or missing signature with 401 and stores nothing', async () => {
     const before = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
     const issue = example('issues', 'opened');
