@@ -28,6 +28,24 @@ interface Prepared {
   readonly fieldsHash: string;
 }
 
+/** A batch to store, and how. */
+export interface StoreInput {
+  readonly tenantId: string;
+  readonly connectorId: string;
+  readonly documents: readonly DocumentInput[];
+  readonly embedder?: EmbeddingProvider;
+  /**
+   * The source must still exist when the batch is written (checked under the tenant's write lock, which
+   * deleteConnectorDocuments takes too): a batch racing its connector's deletion stores nothing (404).
+   */
+  readonly requireSource?: boolean;
+  /**
+   * Keep a stored document whose `updated_at` is later than the incoming one's (counted unchanged): a vendor
+   * event delivered late, retried or replayed must not overwrite newer content.
+   */
+  readonly onlyNewer?: boolean;
+}
+
 /**
  * Stores a batch idempotently on (tenant, connector, external_id): unchanged documents cost one
  * lookup, metadata-only changes update the row, content changes replace the chunks atomically.
@@ -35,21 +53,7 @@ interface Prepared {
  * vectors and their documents with the model id, in the same transaction; otherwise chunks are
  * written without vectors and `reindexed` names the documents that need them.
  */
-export async function storeDocuments(
-  deps: DocumentsDeps,
-  input: {
-    tenantId: string;
-    connectorId: string;
-    documents: readonly DocumentInput[];
-    embedder?: EmbeddingProvider;
-    /**
-     * The source must still exist when the batch is written (checked under the tenant's write lock, which
-     * deleteConnectorDocuments takes too): a batch racing its connector's deletion stores nothing (404).
-     */
-    requireSource?: boolean;
-    onlyNewer?: boolean;
-  },
-): Promise<UpsertCore> {
+export async function storeDocuments(deps: DocumentsDeps, input: StoreInput): Promise<UpsertCore> {
   // Writers of a tenant take turns (the statistics row lock); one that finds, once its turn comes, that
   // another wrote some of the same documents meanwhile starts over from what is stored now.
   for (let attempt = 1; ; attempt++) {
@@ -66,25 +70,7 @@ const MAX_STORE_ATTEMPTS = 5;
 /** The documents a batch was planned against changed before its transaction got the tenant's lock. */
 class StaleBatchError extends Error {}
 
-async function storeOnce(
-  deps: DocumentsDeps,
-  input: {
-    tenantId: string;
-    connectorId: string;
-    documents: readonly DocumentInput[];
-    embedder?: EmbeddingProvider;
-    /**
-     * The source must still exist when the batch is written (checked under the tenant's write lock, which
-     * deleteConnectorDocuments takes too): a batch racing its connector's deletion stores nothing (404).
-     */
-    requireSource?: boolean;
-    /**
-     * Keep a stored document whose `updated_at` is later than the incoming one's (counted unchanged): a vendor
-     * event delivered late, retried or replayed must not overwrite newer content.
-     */
-    onlyNewer?: boolean;
-  },
-): Promise<UpsertCore> {
+async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<UpsertCore> {
   const { db } = deps;
   const settings = resolveSettings(deps);
   const { tenantId, connectorId } = input;
