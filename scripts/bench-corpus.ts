@@ -18,13 +18,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../src/config/index.ts';
 import { countDocuments, type DocumentsDeps, upsertDocuments } from '../src/documents/index.ts';
 import { ensureVectorIndex } from '../src/documents/vectors.ts';
 import { createEmbeddingRegistry, type ManagedEmbeddingRegistry } from '../src/embeddings/index.ts';
 import { ensureGloveCache } from '../src/embeddings/glove/cache.ts';
 import { decodeWordVectors } from '../src/embeddings/glove/format.ts';
-import { migrate, openPglite, type PgliteExecutor } from '../src/platform/db/index.ts';
+import { type DatabaseExecutor, migrate, openPglite, openPostgres, type PgliteExecutor } from '../src/platform/db/index.ts';
 import { createLogger, type Logger } from '../src/platform/log.ts';
 import { seededRandom } from '../src/vec2vec/index.ts';
 
@@ -136,6 +137,42 @@ const alive = (pid: number) => {
   }
 };
 
+/**
+ * Writes the corpus's sources and documents (GloVe vectors inline) into a migrated database, PGlite or
+ * PostgreSQL; resumable: a source's documents already stored are skipped. Deterministic per (N, S).
+ */
+export async function populateCorpus(
+  deps: DocumentsDeps & { embeddings: ManagedEmbeddingRegistry },
+  chunks: number,
+  sourceCount: number,
+  onProgress: (done: number, source: string) => void,
+): Promise<void> {
+  const { db } = deps;
+  const sentence = await textGenerator();
+  const perSource = Math.ceil(chunks / sourceCount);
+  for (const [s, src] of benchSources(sourceCount).entries()) {
+    await db.query(
+      `INSERT INTO connectors (id, tenant_id, connector_type, display_name, status) VALUES ($1, 'default', $2, $1, 'idle') ON CONFLICT DO NOTHING`,
+      [src.id, src.connectorType],
+    );
+    const have = await countDocuments(db, 'default', src.id);
+    const r = seededRandom(1000 * (s + 1) + have);
+    for (let off = have; off < perSource; off += BATCH) {
+      const docs = Array.from({ length: Math.min(BATCH, perSource - off) }, (_, i) => ({
+        external_id: `${src.id}-${off + i}`,
+        title: sentence(r, 5),
+        content: `${sentence(r, 40)}.`,
+        document_type: src.documentType,
+        author: `user${Math.floor(r() * 50)}`,
+        updated_at: new Date(Date.UTC(2026, 10, 1) - r() * 120 * 86_400_000).toISOString(),
+        metadata: r() < 0.02 ? { priority: 'P1' } : {},
+      }));
+      await upsertDocuments(deps, { tenantId: 'default', connectorId: src.id, documents: docs, embed: 'inline', model: BENCH_MODEL });
+      onProgress(off + docs.length, src.id);
+    }
+  }
+}
+
 async function build(dir: string, chunks: number, sourceCount: number, log: Logger, onProgress: (line: string) => void): Promise<void> {
   const work = `${dir}.building`;
   const lock = `${work}.pid`;
@@ -159,31 +196,9 @@ async function build(dir: string, chunks: number, sourceCount: number, log: Logg
     const manifest = migrationFiles();
     try {
       await migrate(db, log);
-      const deps = { db, log, embeddings: registry, hnswMinVectors: Number.POSITIVE_INFINITY };
-      const sentence = await textGenerator();
-      const sources = benchSources(sourceCount);
-      const perSource = Math.ceil(chunks / sourceCount);
-      for (const [s, src] of sources.entries()) {
-        await db.query(
-          `INSERT INTO connectors (id, tenant_id, connector_type, display_name, status) VALUES ($1, 'default', $2, $1, 'idle') ON CONFLICT DO NOTHING`,
-          [src.id, src.connectorType],
-        );
-        const have = await countDocuments(db, 'default', src.id);
-        const r = seededRandom(1000 * (s + 1) + have);
-        for (let off = have; off < perSource; off += BATCH) {
-          const docs = Array.from({ length: Math.min(BATCH, perSource - off) }, (_, i) => ({
-            external_id: `${src.id}-${off + i}`,
-            title: sentence(r, 5),
-            content: `${sentence(r, 40)}.`,
-            document_type: src.documentType,
-            author: `user${Math.floor(r() * 50)}`,
-            updated_at: new Date(Date.UTC(2026, 10, 1) - r() * 120 * 86_400_000).toISOString(),
-            metadata: r() < 0.02 ? { priority: 'P1' } : {},
-          }));
-          await upsertDocuments(deps, { tenantId: 'default', connectorId: src.id, documents: docs, embed: 'inline', model: BENCH_MODEL });
-          onProgress(`${src.id}: ${off + docs.length}/${perSource} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-        }
-      }
+      await populateCorpus({ db, log, embeddings: registry, hnswMinVectors: Number.POSITIVE_INFINITY }, chunks, sourceCount, (n, src) =>
+        onProgress(`${src}: ${n}/${Math.ceil(chunks / sourceCount)} (${((performance.now() - started) / 1000).toFixed(0)} s)`),
+      );
       const provider = registry.get(BENCH_MODEL);
       if (!provider) throw new Error(`${BENCH_MODEL} is not available`);
       const hnsw0 = performance.now();
@@ -237,6 +252,69 @@ export async function openBenchCorpus(opts: {
       await registry.close();
     },
   };
+}
+
+/**
+ * The same corpus in a PostgreSQL database (production mode), for bench/federate-production.ts: database
+ * `atrium_bench_n<N>_s<S>_<hash of migrations/>` on the server of `adminUrl` (created when missing,
+ * filled resumably, so an interrupted build goes on). Vectors are stored as pgvector's `vector` when the
+ * server has pgvector, else `real[]` (this machine's PostgreSQL 15).
+ */
+export async function openPostgresBenchCorpus(opts: {
+  adminUrl: string;
+  chunks: number;
+  sources?: number;
+  log?: Logger;
+  onProgress?: (line: string) => void;
+}): Promise<{ url: string; db: DatabaseExecutor; chunkCount: number; buildNote: string; close(): Promise<void> }> {
+  const sourceCount = opts.sources ?? 5;
+  const log = opts.log ?? createLogger({ level: 'warn' });
+  const name = `atrium_bench_n${opts.chunks}_s${sourceCount}_${migrationsHash()}`;
+  const admin = new pg.Client({ connectionString: opts.adminUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(opts.adminUrl);
+  url.pathname = `/${name}`;
+  const db = await openPostgres(url.toString(), log);
+  const registry = registryFor(log);
+  try {
+    await migrate(db, log);
+    await db.query('CREATE TABLE IF NOT EXISTS bench_corpus_info (note text)');
+    let info = await db.query<{ note: string }>('SELECT note FROM bench_corpus_info LIMIT 1');
+    if (!info.rows[0]) {
+      const started = performance.now();
+      const cpu0 = process.cpuUsage();
+      const progress = opts.onProgress ?? ((l) => process.stderr.write(`\r${l}   `));
+      await populateCorpus({ db, log, embeddings: registry }, opts.chunks, sourceCount, (n, src) =>
+        progress(`${src}: ${n}/${Math.ceil(opts.chunks / sourceCount)} (${((performance.now() - started) / 1000).toFixed(0)} s)`),
+      );
+      await db.exec('VACUUM ANALYZE');
+      const c = process.cpuUsage(cpu0);
+      const note = `built ${opts.chunks} docs across ${sourceCount} sources in ${((performance.now() - started) / 1000).toFixed(0)} s wall, ${((c.user + c.system) / 1e6).toFixed(0)} s CPU of the loading process, ${db.hasVector ? 'pgvector' : 'no pgvector (real[] vectors)'}`;
+      await db.query('INSERT INTO bench_corpus_info (note) VALUES ($1)', [note]);
+      info = await db.query<{ note: string }>('SELECT note FROM bench_corpus_info LIMIT 1');
+    }
+    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
+    return {
+      url: url.toString(),
+      db,
+      chunkCount: Number(count.rows[0]?.n ?? 0),
+      buildNote: info.rows[0]?.note ?? '',
+      async close() {
+        await db.close();
+        await registry.close();
+      },
+    };
+  } catch (err) {
+    await db.close();
+    await registry.close();
+    throw err;
+  }
 }
 
 // `npx tsx scripts/bench-corpus.ts <chunks> [sources]` builds (or just opens) a corpus.

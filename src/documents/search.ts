@@ -322,7 +322,12 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   // An explicit `candidates` sets both depths; so does a query with no lexical list.
   const vk = lexical && depths ? depths.vector : k;
   let simExpr = 'NULL::float8';
-  const vecText = db.hasVector ? 'c.embedding_vec::text' : 'c.embedding';
+  // As text: both pgvector's '[…]' and real[]'s '{…}' parse fast in parseVector (node-postgres's own
+  // float4[] parser was the largest CPU cost of a federated query on PostgreSQL).
+  const vecText = db.hasVector ? 'c.embedding_vec::text' : 'c.embedding::text';
+  // Without pgvector the returned chunks' cosines are computed here from their vectors, not in SQL
+  // (an unnest per row cost PostgreSQL more than the rest of the statement).
+  let appCosine: { model: string; vector: Float32Array } | null = null;
   // Whether the statement has a vector list (`vec`); without it, semantic scores are still computed
   // for the lexical candidates.
   let vecList = useVec;
@@ -360,9 +365,8 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
         );
       }
     } else {
-      const v = `${p.add(vectorLiteral(qvec, false))}::real[]`;
-      const dot = (alias: string) => `(SELECT sum(a * b) FROM unnest(${alias}.embedding, ${v}) AS t(a, b))`;
-      simExpr = `CASE WHEN c.embedding_model = ${model} AND cardinality(c.embedding) = ${dims} THEN ${dot('c')} END`;
+      appCosine = { model: qmodel, vector: qvec };
+      const dot = (alias: string) => `(SELECT sum(a * b) FROM unnest(${alias}.embedding, ${p.add(vectorLiteral(qvec, false))}::real[]) AS t(a, b))`;
       if (lexical && corpusChunks !== null && corpusChunks > (deps.noPgvectorScanMax ?? NO_PGVECTOR_SCAN_MAX)) vecList = false;
       else ctes.push(
         `vec AS (
@@ -396,6 +400,15 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
         })
       : (await prepared(db)<Record<string, unknown>>(sql, p.values)).rows;
   req.signal?.throwIfAborted();
+  if (appCosine) {
+    const { model, vector } = appCosine;
+    for (const r of rows) {
+      const v = r.chunk_model === model ? parseVector(r.vec) : null;
+      // Parsed once: rankCandidates' feedback reads the same vector.
+      r.vec = v;
+      r.semantic = v && v.length === vector.length ? dot(v, vector) : null;
+    }
+  }
 
   // A chunk stored with the zero vector (no known word) has no cosine: NaN from pgvector becomes null.
   const num = (v: unknown): number | null => {
@@ -411,6 +424,13 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   });
   const lexicalExact = impact ? impactExact(rows, k, impact.m, impact.floorSum) : true;
   return { rows, candidates, lists: (lexical ? 1 : 0) + (useVec ? 1 : 0), lexicalExact };
+}
+
+/** Dot product; stored vectors and query vectors are L2-normalized, so this is their cosine. */
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
+  return sum;
 }
 
 /** Orders candidates by the fused score (RRF or the convex combination) and shapes passages. */

@@ -15,16 +15,18 @@ export function vectorLiteral(v: Float32Array | readonly number[], pgvector: boo
 /** Parses a vector as returned by either column (`[1,2]` text, `{1,2}` text, or a number array). */
 export function parseVector(raw: unknown): Float32Array | null {
   if (raw === null || raw === undefined) return null;
+  if (raw instanceof Float32Array) return raw;
   if (Array.isArray(raw)) return Float32Array.from(raw as number[]);
   if (typeof raw === 'string') {
-    const body = raw.replace(/^[[{]|[\]}]$/g, '');
-    if (!body) return new Float32Array(0);
-    // pgvector's '[…]' and real[]'s '{…}' bodies are JSON number lists (JSON.parse is ~2× faster than
-    // splitting); NaN/Infinity in a real[] are not JSON and take the split path.
+    // pgvector's '[…]' is a JSON number list as it stands, real[]'s '{…}' once its braces are swapped
+    // (JSON.parse is ~2× faster than splitting); NaN/Infinity in a real[] are not JSON and take the split path.
+    const braces = raw.startsWith('{') && raw.endsWith('}');
+    const json = raw.startsWith('[') && raw.endsWith(']') ? raw : `[${braces ? raw.slice(1, -1) : raw}]`;
     try {
-      return new Float32Array(JSON.parse(`[${body}]`) as number[]);
+      return new Float32Array(JSON.parse(json) as number[]);
     } catch {
-      return Float32Array.from(body.split(',').map(Number));
+      const body = json.slice(1, -1);
+      return body ? Float32Array.from(body.split(',').map(Number)) : new Float32Array(0);
     }
   }
   return null;

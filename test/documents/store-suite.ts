@@ -111,6 +111,14 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       const hybrid = await searchPassages(deps, { tenantId: T, query: 'automobile tank', limit: 3 });
       assert.equal(hybrid[0]?.external_id, 'car');
       assert.ok((hybrid[0]?.lexical_score ?? 0) > 0 && (hybrid[0]?.semantic_score ?? 0) > 0);
+      // Every semantic score is the cosine of the passage's vector and the query's (pgvector computes it
+      // in SQL; without pgvector the app computes it from the returned vectors).
+      const qv = (await hashEmbedder('test/hash-64d', 64).embed(['automobile tank']))[0]!;
+      for (const p of hybrid) {
+        const v = p.vector;
+        assert.ok(v && p.semantic_score !== null, `${p.external_id} has a vector and a score`);
+        assert.ok(Math.abs(p.semantic_score - v.reduce((s, x, i) => s + x * qv[i]!, 0)) < 1e-5, `${p.external_id}: ${p.semantic_score}`);
+      }
       const rrf = await searchPassages(deps, { tenantId: T, query: 'physician', limit: 3, fusion: 'rrf' });
       assert.equal(rrf[0]?.external_id, 'doc');
       await statsAreExact();
@@ -164,6 +172,11 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       const hybrid = await searchPassages(large, { tenantId: T, query: 'automobile tank', limit: 3 });
       assert.equal(hybrid[0]?.external_id, 'car', 'found by its words');
       assert.ok((hybrid[0]?.semantic_score ?? 0) > 0, 'and scored by meaning');
+      const qv = (await hashEmbedder('test/hash-64d', 64).embed(['automobile tank']))[0]!;
+      for (const p of hybrid) {
+        const v = p.vector;
+        assert.ok(v && p.semantic_score !== null && Math.abs(p.semantic_score - v.reduce((s, x, i) => s + x * qv[i]!, 0)) < 1e-5, `${p.external_id}: cosine of its vector`);
+      }
       const lexicalOnly = (await searchPassages(large, { tenantId: T, query: 'tank checkup', limit: 10 })).map((x) => x.external_id).sort();
       assert.deepEqual(lexicalOnly, ['car', 'doc'], 'no chunk arrives through a vector list of its own');
       assert.ok((await searchPassages(deps, { tenantId: T, query: 'tank checkup', limit: 10 })).length > 2, 'a small tenant keeps its vector list');

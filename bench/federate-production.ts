@@ -1,0 +1,206 @@
+// `npm run bench -- federate-production`: the federated query in production mode. The shared benchmark
+// corpus (scripts/bench-corpus.ts: FED_BENCH_CHUNKS chunks, default 100k, across 5 sources, GloVe vectors)
+// in PostgreSQL (`BENCH_POSTGRES_URL`, default the machine's postgres://postgres@127.0.0.1:5432/postgres,
+// as an admin connection that may create the corpus database), FED_BENCH_API_PROCESSES (default 2)
+// `atrium serve --role api` processes on their own ports, and autocannon spreading its connections
+// over them (a load balancer's job in a real deployment). Writes the `federate-production` section of
+// docs/benchmarks.md.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { openPostgresBenchCorpus } from '../scripts/bench-corpus.ts';
+import { machineLine, writeBenchSection } from './report.ts';
+
+const CHUNKS = Number(process.env.FED_BENCH_CHUNKS ?? 100_000);
+const DURATION = Number(process.env.FED_BENCH_SECONDS ?? 10);
+const PROCESSES = Number(process.env.FED_BENCH_API_PROCESSES ?? 2);
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const CONNECTIONS = 10;
+const KEY = 'atr_bench_admin_key_0123456789abcdef';
+const ROOT = path.resolve(import.meta.dirname, '..');
+const startLoad = os.loadavg()[0] ?? 0;
+
+const corpus = await openPostgresBenchCorpus({ adminUrl: ADMIN_URL, chunks: CHUNKS, sources: 5, onProgress: (l) => process.stderr.write(`\r${l}   `) });
+const { url: databaseUrl, chunkCount, buildNote } = corpus;
+const hasVector = corpus.db.hasVector;
+const sources = (await corpus.db.query<{ id: string }>("SELECT id FROM connectors WHERE tenant_id = 'default' ORDER BY id")).rows.map((r) => r.id);
+// The activity rows of earlier runs (the audit trail is append-only and stays).
+await corpus.db.exec("DELETE FROM federation_activity WHERE tenant_id = 'default'");
+await corpus.close();
+
+/** Starts one API process and resolves with its base URL once /v1/health answers. */
+async function startApi(port: number): Promise<{ url: string; child: ChildProcess }> {
+  const nodeArgs = process.env.FED_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/atrium'), 'serve', '--role', 'api'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ATRIUM_ROLE: 'api',
+      ATRIUM_ADMIN_API_KEY: KEY,
+      ATRIUM_SECRET_KEY: 'bench-secret-bench-secret-bench-secret',
+      LOG_LEVEL: 'silent',
+      ATRIUM_RATE_LIMIT_PER_MINUTE: '100000000',
+      ATRIUM_RATE_LIMIT_BURST: '10000000',
+      ATRIUM_SYNC_SCHEDULER: 'false',
+      ATRIUM_EMBEDDING_MODEL: 'builtin/glove-100d',
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`API process on port ${port} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/v1/health`)).ok) return { url, child };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`API process on port ${port} did not start within 120 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const basePort = 18_400 + Math.floor(Math.random() * 500);
+const apis: { url: string; child: ChildProcess }[] = [];
+process.once('exit', () => {
+  for (const a of apis) a.child.kill('SIGKILL');
+});
+// One at a time: each applies migrations and the bootstrap key at start.
+for (let i = 0; i < PROCESSES; i++) apis.push(await startApi(basePort + i));
+
+const queries = ['payment outage', 'deploy rollback', 'customer refund', 'server cluster latency', 'security audit policy', 'hiring new staff', 'database migration', 'pricing contract renewal'];
+const mixed = (extra: Record<string, unknown> = {}) =>
+  Array.from({ length: 320 }, (_, k) => JSON.stringify({ query: queries[k % queries.length], user_id: `user-${k % 40}`, ...extra }));
+
+/** Machine-wide busy CPU time in ms (every process: the API processes, PostgreSQL, the load generator). */
+function machineBusyMs(): number {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+}
+
+/** CPU time in ms of the API processes, of PostgreSQL's processes, and of this process (the load generator). */
+function processCpuMs(): { api: number; postgres: number; bench: number } {
+  const ticks = (pid: number | string) => {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
+    } catch {
+      return 0;
+    }
+  };
+  let postgres = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres')) postgres += ticks(pid);
+    } catch {
+      // gone
+    }
+  }
+  return { api: apis.reduce((n, a) => n + ticks(a.child.pid ?? 0), 0), postgres, bench: ticks('self') };
+}
+
+/** autocannon against every API process at once (connections split between them), results summed. */
+async function run(title: string, pathName: string, bodies: string[], connections = CONNECTIONS, seconds = DURATION) {
+  const targets = apis.slice(0, Math.max(1, Math.min(apis.length, connections)));
+  const per = targets.map((_, i) => Math.floor(connections / targets.length) + (i < connections % targets.length ? 1 : 0));
+  const results = await Promise.all(
+    targets.map(
+      (t, i) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          autocannon(
+            {
+              url: t.url,
+              title,
+              connections: per[i],
+              workers: 1,
+              duration: seconds,
+              requests:
+                bodies.length === 0
+                  ? [{ method: 'GET', path: pathName }]
+                  : bodies.map((body) => ({ method: 'POST', path: pathName, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body })),
+            },
+            (err, res) => (err ? reject(err) : resolve(res)),
+          );
+        }),
+    ),
+  );
+  const total = results.reduce((n, r) => n + r.requests.total, 0);
+  const weighted = (f: (r: autocannon.Result) => number) => results.reduce((n, r) => n + f(r) * r.requests.total, 0) / Math.max(1, total);
+  return {
+    rps: results.reduce((n, r) => n + r.requests.average, 0),
+    total,
+    // Per-target percentiles, weighted by requests (the targets see the same load).
+    p50: weighted((r) => r.latency.p50),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    errors: results.reduce((n, r) => n + r.non2xx + r.errors, 0),
+  };
+}
+
+await run('warm-up', '/v1/federate/force', mixed(), CONNECTIONS, 5);
+const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
+const scenarios: [string, string, string[], number?][] = [
+  ['baseline: GET /v1/health (no auth, one SELECT 1)', '/v1/health', []],
+  ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixed()],
+  ['uncached (/force), 8 queries × 40 users, all 5 sources', '/v1/federate/force', mixed()],
+  ['uncached (/force), the same, 1 connection (no queueing)', '/v1/federate/force', mixed(), 1],
+  ['uncached, 2 of 5 sources (node_ids), max_results 5', '/v1/federate/force', mixed({ node_ids: [sources[0], sources[2]], max_results: 5 })],
+  ['uncached, filters: updated in the last 30 days, type issue or message', '/v1/federate/force', mixed({ filters: { date_range: { after: monthAgo }, document_type: ['issue', 'message'] } })],
+];
+const rows: string[] = [];
+// FED_BENCH_ONLY=<text>: only the scenarios whose title contains it (for profiling; the report then has only those rows).
+const only = process.env.FED_BENCH_ONLY;
+for (const [title, p, bodies, connections] of scenarios.filter(([t]) => !only || t.includes(only))) {
+  const busy0 = machineBusyMs();
+  const cpu0 = processCpuMs();
+  const r = await run(title, p, bodies, connections ?? CONNECTIONS);
+  const busy = machineBusyMs() - busy0;
+  const cpu1 = processCpuMs();
+  const per = (k: 'api' | 'postgres' | 'bench') => (r.total > 0 ? ((cpu1[k] - cpu0[k]) / r.total).toFixed(1) : '—');
+  rows.push(
+    `| ${title} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.p99} | ${r.total > 0 ? (busy / r.total).toFixed(1) : '—'} | ${per('api')} / ${per('postgres')} / ${per('bench')} | ${((100 * busy) / (DURATION * 1000 * os.cpus().length)).toFixed(0)} % | ${r.errors} |`,
+  );
+  console.error(title, r.rps.toFixed(1), r.p50.toFixed(1), r.p99, (busy / Math.max(1, r.total)).toFixed(2), per('api'), per('postgres'), per('bench'), r.errors);
+}
+// A graceful stop (SIGTERM), waited for: a profiled process writes its profile on exit.
+await Promise.all(
+  apis.map(
+    (a) =>
+      new Promise((resolve) => {
+        a.child.once('exit', resolve);
+        a.child.kill('SIGTERM');
+      }),
+  ),
+);
+
+await writeBenchSection(
+  'federate-production',
+  `## Federated query, production mode (\`npm run bench -- federate-production\`)
+
+${machineLine()}
+
+Corpus: ${chunkCount} chunks across ${sources.length} sources, the same shared benchmark corpus as the embedded benchmark above
+(\`scripts/bench-corpus.ts\`), in PostgreSQL ${hasVector ? 'with pgvector' : '15 **without pgvector** (this machine has none: vectors are `real[]`, and above 2,000 chunks hybrid retrieval has no k-NN list of its own; the BM25 candidates are scored by cosine, docs/retrieval.md)'}; ${buildNote}.
+${PROCESSES} API processes (\`atrium serve --role api\`, one port each) and the PostgreSQL server on the same 2-core machine as the
+load generator: autocannon (one worker thread per API process) spreads ${CONNECTIONS} connections over the processes, ${DURATION} s per row;
+p50 is the request-weighted mean of the per-process p50s, p99 the worst per-process p99. "machine CPU ms/req": busy CPU
+time of the whole machine per request, split into the API processes, PostgreSQL's processes and the load generator
+(this process: autocannon's worker threads); "machine busy": the machine's share of both cores.
+
+| scenario | req/s | p50 ms | p99 ms | machine CPU ms/req | of which API / PostgreSQL / load generator | machine busy | errors |
+|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Load average at the start: ${startLoad.toFixed(1)}; at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (2 cores).
+
+Targets from issue 4: ≥ 200 req/s; p50 ≤ 25 ms and p99 ≤ 100 ms are the embedded targets (section above).`,
+);
+process.exit(0);
