@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { openPostgresBenchCorpus } from '../scripts/bench-corpus.ts';
@@ -87,11 +88,14 @@ function machineBusyMs(): number {
 
 /** CPU time in ms of the API processes, of PostgreSQL's processes, and of this process (the load generator). */
 function processCpuMs(): { api: number; postgres: number; bench: number } {
-  const ticks = (pid: number | string) => {
+  // utime + stime, plus (withChildren) the reaped children's: PostgreSQL backends that exit (the pool
+  // closes idle connections) leave their time in the postmaster's cutime + cstime.
+  const ticks = (pid: number | string, withChildren = false) => {
     try {
       const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-      return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ').map(Number);
+      const own = (rest[11] ?? 0) + (rest[12] ?? 0);
+      return ((withChildren ? own + (rest[13] ?? 0) + (rest[14] ?? 0) : own) * 1000) / 100;
     } catch {
       return 0;
     }
@@ -100,7 +104,7 @@ function processCpuMs(): { api: number; postgres: number; bench: number } {
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres')) postgres += ticks(pid);
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres')) postgres += ticks(pid, true);
     } catch {
       // gone
     }
@@ -161,12 +165,14 @@ const only = process.env.FED_BENCH_ONLY;
 for (const [title, p, bodies, connections] of scenarios.filter(([t]) => !only || t.includes(only))) {
   const busy0 = machineBusyMs();
   const cpu0 = processCpuMs();
+  const t0 = performance.now();
   const r = await run(title, p, bodies, connections ?? CONNECTIONS);
+  const wallMs = performance.now() - t0;
   const busy = machineBusyMs() - busy0;
   const cpu1 = processCpuMs();
   const per = (k: 'api' | 'postgres' | 'bench') => (r.total > 0 ? ((cpu1[k] - cpu0[k]) / r.total).toFixed(1) : '—');
   rows.push(
-    `| ${title} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.p99} | ${r.total > 0 ? (busy / r.total).toFixed(1) : '—'} | ${per('api')} / ${per('postgres')} / ${per('bench')} | ${((100 * busy) / (DURATION * 1000 * os.cpus().length)).toFixed(0)} % | ${r.errors} |`,
+    `| ${title} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.p99} | ${r.total > 0 ? (busy / r.total).toFixed(1) : '—'} | ${per('api')} / ${per('postgres')} / ${per('bench')} | ${((100 * busy) / (wallMs * os.cpus().length)).toFixed(0)} % | ${r.errors} |`,
   );
   console.error(title, r.rps.toFixed(1), r.p50.toFixed(1), r.p99, (busy / Math.max(1, r.total)).toFixed(2), per('api'), per('postgres'), per('bench'), r.errors);
 }

@@ -12,6 +12,7 @@ import autocannon from 'autocannon';
 import { BENCH_MODEL, openBenchCorpus } from '../scripts/bench-corpus.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { searchPassages } from '../src/documents/index.ts';
+import { OVERFETCH } from '../src/federation/damping.ts';
 import { runFederatedQuery } from '../src/federation/index.ts';
 import { createRuntime } from '../src/main/runtime.ts';
 import { createLogger } from '../src/platform/log.ts';
@@ -121,8 +122,9 @@ async function median(f: (k: number) => Promise<unknown>): Promise<[number, numb
 }
 const q = (k: number) => queries[k % queries.length]!;
 const vec = async (k: number) => (await provider.embed([q(k)]))[0]!;
-// What the federated query asks retrieval for at the default max_results (10): twice the per-node budget.
-const LIMIT = 20;
+// What the federated query asks retrieval for at the default max_results (10): twice the undamped per-node
+// budget (max_results × OVERFETCH), as searchLocal in src/federation/query.ts does.
+const LIMIT = 10 * OVERFETCH * 2;
 const stages: [string, [number, number]][] = [
   ['embed the query (GloVe)', await median((k) => provider.embed([q(k)]))],
   [

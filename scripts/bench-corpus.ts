@@ -295,7 +295,7 @@ export async function openPostgresBenchCorpus(opts: {
       );
       await db.exec('VACUUM ANALYZE');
       const c = process.cpuUsage(cpu0);
-      const note = `built ${opts.chunks} docs across ${sourceCount} sources in ${((performance.now() - started) / 1000).toFixed(0)} s wall, ${((c.user + c.system) / 1e6).toFixed(0)} s CPU of the loading process, ${db.hasVector ? 'pgvector' : 'no pgvector (real[] vectors)'}`;
+      const note = `built ${opts.chunks} docs across ${sourceCount} sources in ${((performance.now() - started) / 1000).toFixed(0)} s wall, ${((c.user + c.system) / 1e6).toFixed(0)} s CPU of the loading process`;
       await db.query('INSERT INTO bench_corpus_info (note) VALUES ($1)', [note]);
       info = await db.query<{ note: string }>('SELECT note FROM bench_corpus_info LIMIT 1');
     }
