@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { openPostgresBenchCorpus } from '../scripts/bench-corpus.ts';
+import { mixedBodies, type Scenario, uncachedScenarios } from './federate-load.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
 const CHUNKS = Number(process.env.FED_BENCH_CHUNKS ?? 100_000);
@@ -75,9 +76,6 @@ process.once('exit', () => {
 // One at a time: each applies migrations and the bootstrap key at start.
 for (let i = 0; i < PROCESSES; i++) apis.push(await startApi(basePort + i));
 
-const queries = ['payment outage', 'deploy rollback', 'customer refund', 'server cluster latency', 'security audit policy', 'hiring new staff', 'database migration', 'pricing contract renewal'];
-const mixed = (extra: Record<string, unknown> = {}) =>
-  Array.from({ length: 320 }, (_, k) => JSON.stringify({ query: queries[k % queries.length], user_id: `user-${k % 40}`, ...extra }));
 
 /** Machine-wide busy CPU time in ms (every process: the API processes, PostgreSQL, the load generator). */
 function machineBusyMs(): number {
@@ -149,15 +147,12 @@ async function run(title: string, pathName: string, bodies: string[], connection
   };
 }
 
-await run('warm-up', '/v1/federate/force', mixed(), CONNECTIONS, 5);
-const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
-const scenarios: [string, string, string[], number?][] = [
+// Warm up: JIT, the model, pools; fills each process's result cache for the cached scenario.
+await run('warm-up', '/v1/federate', mixedBodies(), CONNECTIONS, 5);
+const scenarios: Scenario[] = [
   ['baseline: GET /v1/health (no auth, one SELECT 1)', '/v1/health', []],
-  ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixed()],
-  ['uncached (/force), 8 queries × 40 users, all 5 sources', '/v1/federate/force', mixed()],
-  ['uncached (/force), the same, 1 connection (no queueing)', '/v1/federate/force', mixed(), 1],
-  ['uncached, 2 of 5 sources (node_ids), max_results 5', '/v1/federate/force', mixed({ node_ids: [sources[0], sources[2]], max_results: 5 })],
-  ['uncached, filters: updated in the last 30 days, type issue or message', '/v1/federate/force', mixed({ filters: { date_range: { after: monthAgo }, document_type: ['issue', 'message'] } })],
+  ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixedBodies()],
+  ...uncachedScenarios(sources),
 ];
 const rows: string[] = [];
 // FED_BENCH_ONLY=<text>: only the scenarios whose title contains it (for profiling; the report then has only those rows).

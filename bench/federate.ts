@@ -16,6 +16,7 @@ import { OVERFETCH } from '../src/federation/damping.ts';
 import { runFederatedQuery } from '../src/federation/index.ts';
 import { createRuntime } from '../src/main/runtime.ts';
 import { createLogger } from '../src/platform/log.ts';
+import { FEDERATE_QUERIES, mixedBodies, type Scenario, uncachedScenarios } from './federate-load.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
 const CHUNKS = Number(process.env.FED_BENCH_CHUNKS ?? 100_000);
@@ -50,10 +51,6 @@ const config = loadConfig({
 const rt = await createRuntime(config, log);
 const count = await rt.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-const queries = ['payment outage', 'deploy rollback', 'customer refund', 'server cluster latency', 'security audit policy', 'hiring new staff', 'database migration', 'pricing contract renewal'];
-const mixed = (extra: Record<string, unknown> = {}) =>
-  Array.from({ length: 320 }, (_, k) => JSON.stringify({ query: queries[k % queries.length], user_id: `user-${k % 40}`, ...extra }));
-const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
 
 /** autocannon in a worker thread (the load generator does not share the server's event loop), bodies cycled. */
 function run(title: string, pathName: string, bodies: string[], seconds = DURATION, method: 'POST' | 'GET' = 'POST', connections = CONNECTIONS): Promise<autocannon.Result> {
@@ -76,17 +73,14 @@ function run(title: string, pathName: string, bodies: string[], seconds = DURATI
 }
 
 // Warm up: model, caches, JIT; fills the result cache for the mixed cached scenario.
-await run('warm-up', '/v1/federate', mixed(), 5).catch(() => undefined);
+await run('warm-up', '/v1/federate', mixedBodies(), 5).catch(() => undefined);
 // [title, path, bodies, connections]: 10 connections measure saturation (latency = queueing + service);
 // one connection measures the latency of a request that does not wait behind others.
-const scenarios: [string, string, string[], number?][] = [
+const scenarios: Scenario[] = [
   ['baseline: GET /v1/health (no auth, one SELECT 1; HTTP + load-generator floor)', '/v1/health', []],
   ['cached: same query and user', '/v1/federate', [JSON.stringify({ query: 'payment outage', user_id: 'cached-user' })]],
-  ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixed()],
-  ['uncached (/force), 8 queries × 40 users, all 5 sources', '/v1/federate/force', mixed()],
-  ['uncached (/force), the same, 1 connection (no queueing)', '/v1/federate/force', mixed(), 1],
-  ['uncached, 2 of 5 sources (node_ids), max_results 5', '/v1/federate/force', mixed({ node_ids: [sources[0], sources[2]], max_results: 5 })],
-  ['uncached, filters: updated in the last 30 days, type issue or message', '/v1/federate/force', mixed({ filters: { date_range: { after: monthAgo }, document_type: ['issue', 'message'] } })],
+  ['cached: 8 queries × 40 users (320 cache entries)', '/v1/federate', mixedBodies()],
+  ...uncachedScenarios(sources),
 ];
 const rows: string[] = [];
 for (const [title, p, bodies, connections] of scenarios) {
@@ -120,7 +114,7 @@ async function median(f: (k: number) => Promise<unknown>): Promise<[number, numb
   }
   return [wall.sort((a, b) => a - b)[10]!, cpu.sort((a, b) => a - b)[10]!];
 }
-const q = (k: number) => queries[k % queries.length]!;
+const q = (k: number) => FEDERATE_QUERIES[k % FEDERATE_QUERIES.length]!;
 const vec = async (k: number) => (await provider.embed([q(k)]))[0]!;
 // What the federated query asks retrieval for at the default max_results (10): twice the undamped per-node
 // budget (max_results × OVERFETCH), as searchLocal in src/federation/query.ts does.

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const dir = import.meta.dirname;
 const all = readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && !['run.ts', 'report.ts'].includes(f) && !f.endsWith('.test.ts'))
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'report.ts', 'federate-load.ts'].includes(f) && !f.endsWith('.test.ts'))
   .map((f) => f.replace(/\.ts$/, ''))
   .sort();
 const names = process.argv.slice(2).length ? process.argv.slice(2) : all;

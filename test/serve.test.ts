@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openPglite } from '../src/platform/db/index.ts';
 import { runCli, spawnServer } from './support/spawn.ts';
 
 async function grepDir(dir: string, needle: string): Promise<string[]> {
@@ -78,5 +79,25 @@ describe('atrium serve as a process (embedded storage)', () => {
     assert.equal(revoked.code, 0, revoked.stderr);
     const missing = await runCli(['keys', 'revoke', 'key_nope'], { ATRIUM_DATA_DIR: dataDir });
     assert.equal(missing.code, 4);
+  });
+
+  it('gives a tenant a new federation origin id from the CLI (a copied database is then another instance)', async () => {
+    const origin = async () => {
+      const db = await openPglite(dataDir);
+      try {
+        return (await db.query<{ o: string }>("SELECT federation_origin AS o FROM tenants WHERE id = 'default'")).rows[0]?.o;
+      } finally {
+        await db.close();
+      }
+    };
+    const before = await origin();
+    assert.match(before ?? '', /^[0-9a-f-]{36}$/);
+    const reset = await runCli(['tenants', 'reset-origin', 'default'], { ATRIUM_DATA_DIR: dataDir });
+    assert.equal(reset.code, 0, reset.stderr);
+    const after = await origin();
+    assert.ok(after && after !== before, `${before} -> ${after}`);
+    const unknown = await runCli(['tenants', 'reset-origin', 'nope'], { ATRIUM_DATA_DIR: dataDir });
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /no tenant 'nope'/);
   });
 });

@@ -71,6 +71,15 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       process.stdout.write(`tenant ${id} ready\n`);
     });
 
+  tenants
+    .command('reset-origin <id>')
+    .description("give the tenant a new federation origin id: needed once on a copy of another instance's database, which the original would otherwise take for itself")
+    .action(async (id: string) => {
+      const changed = await withDb(env, async ({ db }) => (await db.query("UPDATE tenants SET federation_origin = gen_random_uuid()::text WHERE id = $1", [id])).affectedRows);
+      if (!changed) throw new InvalidArgumentError(`no tenant '${id}'`);
+      process.stdout.write(`tenant ${id}: new federation origin id\n`);
+    });
+
   const keys = program.command('keys').description('manage API keys');
   keys
     .command('create')

@@ -5,8 +5,8 @@ export { computeUserEntropy, ENTROPY_LEVELS, type EntropyLevel, entropyLevel, LE
 export { INTENT_DIMENSIONS, type IntentSignal, inferIntent } from './intent.ts';
 export type { FederatedItem } from './item.ts';
 export { deleteNode, listNodes, listNodesWithKeys, NODE_NAME, type RemoteNode, registerNode } from './nodes.ts';
-export { type RunOptions, runFederatedQuery } from './query.ts';
-export { CONTEXT_TERMS_HEADER, CRITICAL_FIRST_HEADER, decodeContextTerms, HOP_HEADER } from './remote.ts';
+export { federationLoop, type RunOptions, runFederatedQuery } from './query.ts';
+export { CONTEXT_TERMS_HEADER, CRITICAL_FIRST_HEADER, decodeContextTerms, HOP_HEADER, leadsBackHere, ORIGIN_HEADER } from './remote.ts';
 export { describeRemoteNodes, type RemoteNodeInfo } from './remote-info.ts';
 export {
   DEFAULT_MAX_RESULTS,
@@ -20,5 +20,5 @@ export {
 } from './request.ts';
 export { type FederatedResponse, federatedItemSchema, federatedResponseSchema } from './schema.ts';
 export { createFederationService, type FederationDeps, type FederationService } from './service.ts';
-export { findDocuments, insertTombstones, liftTombstone, listLocalSources, listTombstones, sourceModels, type TombstoneRecord } from './store.ts';
+export { federationOrigin, findDocuments, insertTombstones, liftTombstone, listLocalSources, listTombstones, sourceModels, type TombstoneRecord } from './store.ts';
 export { cosine, type Translation, type Translator, translatorFrom } from './translate.ts';

@@ -11,7 +11,7 @@ import type { FederatedItem } from './item.ts';
 import { retrieveLocal } from './local.ts';
 import { nodeWithKey, type RemoteNodeWithKey } from './nodes.ts';
 import { rankLocal } from './rank.ts';
-import { queryRemoteNode } from './remote.ts';
+import { FEDERATION_LOOP, queryRemoteNode } from './remote.ts';
 import { type FederatedQuery, federatedRequestSchema, normalizeRequest, queryHash } from './request.ts';
 import type { FederatedResponse } from './schema.ts';
 import { type FanOut, type FederationDeps, type LocalAnswer, UNHEALTHY_COOLDOWN_MS } from './service.ts';
@@ -30,6 +30,8 @@ export interface RunOptions {
   readonly criticalFirst?: boolean;
   /** With `hop`: the terms of the user's recent queries at the originating node (header CONTEXT_TERMS_HEADER). */
   readonly contextTerms?: readonly string[];
+  /** With `hop`: the originating tenant's federation origin id (header ORIGIN_HEADER); this tenant's own is a loop. */
+  readonly origin?: string;
 }
 
 interface Selection {
@@ -65,6 +67,7 @@ export async function runFederatedQuery(deps: FederationDeps, principal: Princip
   const activity = hop ? null : await userActivity(deps, principal.tenantId, q.user_id, now);
   try {
     const context = await loadQueryContext(deps.db, principal.tenantId, !hop);
+    if (hop && opts.origin && opts.origin === context.origin) throw federationLoop();
     const { response, audit } = await answer(deps, principal, q, opts, { started, hash, now, terms, context, history: activity?.events ?? [] });
     // Both written behind the response, in one batch (GET /v1/audit waits for pending events).
     activity?.done({ at: now, queryHash: hash, terms });
@@ -124,7 +127,7 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
     cachedLocal = service.cache.get(cacheKey, nowMs);
     cacheState = cachedLocal ? 'hit' : 'miss';
   }
-  const result = await fanOut(deps, tenantId, q, selection, remotes, { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal }, failed);
+  const result = await fanOut(deps, tenantId, q, selection, remotes, { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin }, failed);
   const fan = result.fan;
   if (result.rejected) throw Errors.validation(`a remote node rejected the request: ${result.rejected}`, [{ path: 'body.node_ids', message: result.rejected }]);
   if (selectedCount > 0 && result.answered === 0) {
@@ -256,7 +259,7 @@ async function fanOut(
   q: FederatedQuery,
   selection: Selection,
   remotes: Selection['remotes'],
-  o: { budget: number; criticalFirst: boolean; intent: ReturnType<typeof inferIntent>; contextTerms: ReadonlySet<string>; cachedLocal: LocalAnswer | undefined },
+  o: { budget: number; criticalFirst: boolean; intent: ReturnType<typeof inferIntent>; contextTerms: ReadonlySet<string>; cachedLocal: LocalAnswer | undefined; origin: string },
   failed: { node: string; reason: string }[],
 ): Promise<FanOutResult> {
   const deadlineMs = deps.config.federation.deadlineMs;
@@ -264,7 +267,16 @@ async function fanOut(
   const localTask =
     selection.searchLocal && !o.cachedLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, signal), deadlineMs) : null;
   const remoteTasks = remotes.map(({ node, sub }) =>
-    queryRemoteNode(node, q, { intent: o.intent, budget: o.budget, criticalFirst: o.criticalFirst, contextTerms: [...o.contextTerms], subNodes: sub, deadlineMs, fetch: service?.fetch }).then((outcome) => ({
+    queryRemoteNode(node, q, {
+      intent: o.intent,
+      budget: o.budget,
+      criticalFirst: o.criticalFirst,
+      contextTerms: [...o.contextTerms],
+      subNodes: sub,
+      deadlineMs,
+      fetch: service?.fetch,
+      origin: o.origin,
+    }).then((outcome) => ({
       node,
       sub,
       outcome,
@@ -379,4 +391,11 @@ function withoutReasoning(i: FederatedItem): FederatedItem {
   if (i.reasoning === undefined) return i;
   const { reasoning: _drop, ...rest } = i;
   return rest;
+}
+
+/** A hop request that carries this tenant's own origin id: 409, details.reason `federation_loop` (remote.ts ORIGIN_HEADER). */
+export function federationLoop() {
+  return Errors.conflict('this node is the origin of the request: it is registered as a remote node of itself (the same instance and tenant under another name or behind a proxy), or one of the two runs on a copy of the other\'s database (`atrium tenants reset-origin <tenant>` on the copy)', {
+    reason: FEDERATION_LOOP,
+  });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { fetchFailure } from '../platform/errors.ts';
 import type { RemoteNodeWithKey } from './nodes.ts';
-import { HOP_HEADER, readCapped } from './remote.ts';
+import { HOP_HEADER, ORIGIN_HEADER, readCapped } from './remote.ts';
 import type { FederationDeps } from './service.ts';
 
 /** What GET /v1/nodes shows about a remote Atrium node, as that node reports it. */
@@ -28,12 +28,15 @@ const nodesResponse = z.object({
  * Asks a remote node for its query model (GET /v1/embeddings/models, the default one) and its sources'
  * models (GET /v1/nodes, local sources only), within `deadlineMs`. Never throws.
  */
-export async function fetchRemoteInfo(node: RemoteNodeWithKey, opts: { deadlineMs: number; fetch?: typeof fetch }): Promise<RemoteNodeInfo> {
+export async function fetchRemoteInfo(node: RemoteNodeWithKey, opts: { deadlineMs: number; fetch?: typeof fetch; origin?: string }): Promise<RemoteNodeInfo> {
   const signal = AbortSignal.timeout(opts.deadlineMs);
   const get = async (p: string): Promise<unknown> => {
-    // The hop header: the remote lists its own sources only (no describing of its remotes, so no loop).
-    const res = await (opts.fetch ?? fetch)(`${node.url}${p}`, { headers: { authorization: `Bearer ${node.apiKey}`, [HOP_HEADER]: '1' }, signal });
+    // The hop header: the remote lists its own sources only (no describing of its remotes, so no loop); the
+    // origin header: a node that is this tenant itself says so (409) instead of describing itself.
+    const headers = { authorization: `Bearer ${node.apiKey}`, [HOP_HEADER]: '1', ...(opts.origin ? { [ORIGIN_HEADER]: opts.origin } : {}) };
+    const res = await (opts.fetch ?? fetch)(`${node.url}${p}`, { headers, signal });
     const text = await readCapped(res, REMOTE_INFO_MAX_BYTES);
+    if (res.status === 409 && p === '/v1/nodes') throw new Error('it leads back to this instance (the same tenant through another name or a proxy)');
     if (!res.ok) throw new Error(`${p}: HTTP ${res.status}`);
     return JSON.parse(text);
   };
@@ -54,7 +57,7 @@ export async function fetchRemoteInfo(node: RemoteNodeWithKey, opts: { deadlineM
 }
 
 /** GET /v1/nodes: each remote node's models, from the service's cache or asked now (in parallel). */
-export async function describeRemoteNodes(deps: FederationDeps, nodes: readonly RemoteNodeWithKey[]): Promise<RemoteNodeInfo[]> {
+export async function describeRemoteNodes(deps: FederationDeps, nodes: readonly RemoteNodeWithKey[], origin?: string): Promise<RemoteNodeInfo[]> {
   const service = deps.federation;
   const nowMs = deps.clock.now().getTime();
   return Promise.all(
@@ -62,7 +65,7 @@ export async function describeRemoteNodes(deps: FederationDeps, nodes: readonly 
       const key = `${node.node_id}|${node.url}`;
       const cached = service?.remoteInfo.get(key, nowMs);
       if (cached) return cached;
-      const info = await fetchRemoteInfo(node, { deadlineMs: deps.config.federation.deadlineMs, fetch: service?.fetch });
+      const info = await fetchRemoteInfo(node, { deadlineMs: deps.config.federation.deadlineMs, fetch: service?.fetch, origin });
       if (info.status === 'online') service?.remoteInfo.set(key, info, nowMs);
       return info;
     }),

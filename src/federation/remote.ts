@@ -15,6 +15,13 @@ export const CRITICAL_FIRST_HEADER = 'x-atrium-critical-first';
  */
 export const CONTEXT_TERMS_HEADER = 'x-atrium-context-terms';
 export const CONTEXT_TERMS_MAX = 64;
+/**
+ * Sent with HOP_HEADER: the originating tenant's federation origin id (migration 054). A node that receives
+ * its own tenant's id answers 409 (`details.reason: federation_loop`): it was registered as a remote of itself
+ * under a name or proxy that leads back to it, and would answer every query twice.
+ */
+export const ORIGIN_HEADER = 'x-atrium-origin';
+export const FEDERATION_LOOP = 'federation_loop';
 
 /** The header value for some context terms (the most recent first are kept). */
 export function encodeContextTerms(terms: readonly string[]): string {
@@ -90,6 +97,8 @@ export async function queryRemoteNode(
     deadlineMs: number;
     signal?: AbortSignal;
     fetch?: typeof fetch;
+    /** This tenant's federation origin id (ORIGIN_HEADER). */
+    origin?: string;
   },
 ): Promise<NodeOutcome> {
   const body = {
@@ -116,13 +125,14 @@ export async function queryRemoteNode(
         [HOP_HEADER]: '1',
         ...(opts.criticalFirst ? { [CRITICAL_FIRST_HEADER]: '1' } : {}),
         ...(opts.contextTerms?.length ? { [CONTEXT_TERMS_HEADER]: encodeContextTerms(opts.contextTerms) } : {}),
+        ...(opts.origin ? { [ORIGIN_HEADER]: opts.origin } : {}),
       },
       body: JSON.stringify(body),
       signal,
     });
     const text = await readCapped(res, REMOTE_MAX_BYTES);
-    if (res.status === 400) return { ok: false, reason: 'rejected', message: remoteErrorMessage(text) };
-    if (!res.ok) return { ok: false, reason: 'error', message: `HTTP ${res.status}: ${text.slice(0, 200)}` };
+    if (res.status === 400) return { ok: false, reason: 'rejected', message: remoteErrorMessage(text) ?? `HTTP 400: ${text.slice(0, 200)}` };
+    if (!res.ok) return { ok: false, reason: 'error', message: `HTTP ${res.status}: ${remoteErrorMessage(text) ?? text.slice(0, 200)}` };
     const parsed = federatedResponseSchema.safeParse(JSON.parse(text));
     if (!parsed.success) return { ok: false, reason: 'error', message: `unexpected response: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
     const prefix = `${node.name}/`;
@@ -144,13 +154,32 @@ export async function queryRemoteNode(
   }
 }
 
-/** The `error.message` of an Atrium error body, else the body's start. */
-function remoteErrorMessage(text: string): string {
+/** The `error.message` of an Atrium error body, or null when the body is not one. */
+function remoteErrorMessage(text: string): string | null {
   try {
     const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
     if (typeof message === 'string') return message.slice(0, 300);
   } catch {
-    // not JSON: fall through
+    // not JSON
   }
-  return `HTTP 400: ${text.slice(0, 200)}`;
+  return null;
+}
+
+/**
+ * Whether `url` (with `apiKey`) leads back to the tenant whose origin id is `origin`: asks its GET /v1/nodes
+ * as a hop with ORIGIN_HEADER. True only on that node's own loop answer; any failure (down, slow, an older
+ * Atrium) is false: registration does not wait for a node to be reachable.
+ */
+export async function leadsBackHere(url: string, apiKey: string, origin: string, opts: { deadlineMs: number; fetch?: typeof fetch }): Promise<boolean> {
+  try {
+    const res = await (opts.fetch ?? fetch)(`${url}/v1/nodes`, {
+      headers: { authorization: `Bearer ${apiKey}`, [HOP_HEADER]: '1', [ORIGIN_HEADER]: origin },
+      signal: AbortSignal.timeout(opts.deadlineMs),
+    });
+    const text = await readCapped(res, 64 * 1024);
+    if (res.status !== 409) return false;
+    return (JSON.parse(text) as { error?: { details?: { reason?: unknown } } }).error?.details?.reason === FEDERATION_LOOP;
+  } catch {
+    return false;
+  }
 }

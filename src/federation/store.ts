@@ -149,6 +149,8 @@ export interface QueryContextRows {
   /** The tenant's trained translations (count and latest training): cached answers used the registry as it was. */
   readonly translations: string;
   readonly activeTombstones: number;
+  /** The tenant's federation origin id (migration 054): sent on fan-out, refused when it comes back. */
+  readonly origin: string;
   readonly localSourceIds: string[];
   /** federation_nodes rows (id, name, url, created_at, api_key_enc); empty when not asked for. */
   readonly nodes: Record<string, unknown>[];
@@ -181,9 +183,10 @@ export async function loadQueryContext(db: Queryable & { writeEpoch?(): number }
 }
 
 async function readQueryContext(db: Queryable, tenantId: string, withNodes: boolean): Promise<QueryContextRows> {
-  const r = await db.query<{ generation: string | number | null; translations: string | null; tombstones: number; sources: unknown; nodes: unknown }>(
+  const r = await db.query<{ generation: string | number | null; translations: string | null; tombstones: number; origin: string | null; sources: unknown; nodes: unknown }>(
     `SELECT
        (SELECT generation FROM federation_generations WHERE tenant_id = $1) AS generation,
+       (SELECT federation_origin FROM tenants WHERE id = $1) AS origin,
        (SELECT count(*)::text || '@' || coalesce(max(trained_at)::text, '') FROM translations WHERE tenant_id = $1) AS translations,
        (SELECT count(*)::int FROM federation_tombstones WHERE tenant_id = $1 AND lifted_at IS NULL) AS tombstones,
        (SELECT coalesce(json_agg(id ORDER BY created_at, id), '[]'::json) FROM connectors WHERE tenant_id = $1) AS sources,
@@ -197,7 +200,14 @@ async function readQueryContext(db: Queryable, tenantId: string, withNodes: bool
     generation: String(row?.generation ?? 0),
     translations: String(row?.translations ?? ''),
     activeTombstones: Number(row?.tombstones ?? 0),
+    origin: String(row?.origin ?? ''),
     localSourceIds: json(row?.sources).map(String),
     nodes: json(row?.nodes) as Record<string, unknown>[],
   };
+}
+
+/** The tenant's federation origin id (migration 054), or null for an unknown tenant. */
+export async function federationOrigin(db: Queryable, tenantId: string): Promise<string | null> {
+  const r = await db.query<{ origin: string }>('SELECT federation_origin AS origin FROM tenants WHERE id = $1', [tenantId]);
+  return r.rows[0]?.origin ?? null;
 }

@@ -254,3 +254,72 @@ describe('federation across Atrium instances', () => {
     assert.equal(remote.reasoning.intent_fit, local.reasoning.intent_fit, 'the remote node knew the user’s context');
   });
 });
+
+/** An instance reached through a proxy of itself (another address, so the URL check cannot tell). */
+describe('a remote node that leads back to the same instance', () => {
+  let app: TestApp;
+  let proxy: http.Server;
+  let proxyUrl = '';
+  let forwardTo = '';
+  let proxyUp = true;
+
+  before(async () => {
+    app = await createTestApp({ env: { ATRIUM_FEDERATION_DEADLINE_MS: '1500', ATRIUM_RATE_LIMIT_BURST: '1000' } });
+    await addConnector(app, 'github-self', 'github');
+    await addDocs(app, 'github-self', [{ external_id: 's1', title: 'Payment runbook', content: 'payment runbook steps', updated_at: daysAgo(1) }]);
+    forwardTo = await app.app.listen({ port: 0, host: '127.0.0.1' });
+    proxy = http.createServer((req, res) => {
+      if (!proxyUp) {
+        req.socket.destroy();
+        return;
+      }
+      const target = new URL(req.url ?? '/', forwardTo);
+      const up = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+    await app.close();
+  });
+
+  it('is refused at registration when it answers, and left out of every query when it was registered while down', async () => {
+    const key = (await app.keyWith(['query'])).authorization.slice(7);
+    const reg = await app.app.inject({ method: 'POST', url: '/v1/nodes', headers: app.admin, payload: { name: 'mirror', url: proxyUrl, api_key: key } });
+    assert.equal(reg.statusCode, 400, reg.body);
+    assert.match(reg.json().error.message, /leads back to this instance/);
+
+    // Registered while the proxy refused connections: the probe could not tell, so the node is stored.
+    proxyUp = false;
+    const blind = await app.app.inject({ method: 'POST', url: '/v1/nodes', headers: app.admin, payload: { name: 'mirror', url: proxyUrl, api_key: key } });
+    assert.equal(blind.statusCode, 201, blind.body);
+    proxyUp = true;
+    const res = await app.app.inject({ method: 'POST', url: '/v1/federate/force', headers: app.admin, payload: { query: 'payment runbook', user_id: 'loop-user', include_reasoning: true } });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.deepEqual(body.nodes_consulted, ['github-self'], 'the mirror is left out');
+    assert.equal(body.items.length, 1, 'each document once');
+    const failed = body.reasoning.nodes_failed.find((f: { node: string }) => f.node === 'mirror');
+    assert.match(failed?.reason ?? '', /HTTP 409: this node is the origin of the request/);
+    const listed = (await app.app.inject({ method: 'GET', url: '/v1/nodes', headers: app.admin })).json().nodes.find((n: { node_id: string }) => n.node_id === 'mirror');
+    assert.match(listed.status, /^unreachable: it leads back to this instance/);
+    await app.app.inject({ method: 'DELETE', url: '/v1/nodes/mirror', headers: app.admin });
+  });
+
+  it('still federates with another tenant of the same instance', async () => {
+    const other = await app.keyWith(['query'], 'other-tenant');
+    const reg = await app.app.inject({ method: 'POST', url: '/v1/nodes', headers: app.admin, payload: { name: 'sibling', url: proxyUrl, api_key: other.authorization.slice(7) } });
+    assert.equal(reg.statusCode, 201, reg.body);
+    const res = await app.app.inject({ method: 'POST', url: '/v1/federate/force', headers: app.admin, payload: { query: 'payment runbook', user_id: 'loop-user', include_reasoning: true } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().reasoning.nodes_failed, [], 'the other tenant answers (with none of this tenant’s documents)');
+    await app.app.inject({ method: 'DELETE', url: '/v1/nodes/sibling', headers: app.admin });
+  });
+});

@@ -22,7 +22,10 @@ export async function openTestPglite(): Promise<DatabaseExecutor> {
   const file = path.join(CACHE_DIR, `pglite-template-${await migrationsHash()}.tar`);
   try {
     const buf = await fs.readFile(file);
-    return await openPglite('memory://', { loadDataDir: new Blob([buf]) });
+    const db = await openPglite('memory://', { loadDataDir: new Blob([buf]) });
+    // Each test database is its own instance, as a fresh install is, not a copy of the template's.
+    await db.query('UPDATE tenants SET federation_origin = gen_random_uuid()::text');
+    return db;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

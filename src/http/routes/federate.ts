@@ -8,14 +8,18 @@ import {
   describeRemoteNodes,
   federatedRequestSchema,
   federatedResponseSchema,
+  federationLoop,
+  federationOrigin,
   findDocuments,
   HOP_HEADER,
   insertTombstones,
+  leadsBackHere,
   liftTombstone,
   listLocalSources,
   listNodesWithKeys,
   listTombstones,
   NODE_NAME,
+  ORIGIN_HEADER,
   registerNode,
   runFederatedQuery,
   sourceModels,
@@ -85,6 +89,11 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]'])
  * on its port): registering it would return every local item twice. A name that resolves here through DNS or a
  * proxy is not detected.
  */
+/** A single header value (a repeated header is ignored). */
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
 function isThisInstance(deps: AppDeps, url: string, requestHost: string | undefined): boolean {
   const u = new URL(url);
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
@@ -120,6 +129,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
           hop,
           criticalFirst: hop && request.headers[CRITICAL_FIRST_HEADER] === '1',
           contextTerms: hop ? decodeContextTerms(request.headers[CONTEXT_TERMS_HEADER]) : undefined,
+          origin: hop ? headerValue(request.headers[ORIGIN_HEADER]) : undefined,
         });
       },
     );
@@ -212,13 +222,16 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       // Asked by another node (GET /v1/nodes of a remote, describing this one): local sources only, like the
       // federated query's one hop; describing our remotes in turn would loop when two nodes register each other.
       const hop = request.headers[HOP_HEADER] === '1';
-      const [sources, models, remotes] = await Promise.all([
+      const [sources, models, remotes, origin] = await Promise.all([
         listLocalSources(deps.db, tenantId),
         sourceModels(deps.db, tenantId),
         hop ? Promise.resolve([]) : listNodesWithKeys(deps.db, deps.secrets, tenantId),
+        federationOrigin(deps.db, tenantId),
       ]);
+      // A node of ours that leads back here (registration's probe and the listing below ask this way).
+      if (hop && origin && headerValue(request.headers[ORIGIN_HEADER]) === origin) throw federationLoop();
       // Each remote node reports its own models (cached a minute; an unreachable node shows null and its status).
-      const infos = await describeRemoteNodes(deps, remotes);
+      const infos = await describeRemoteNodes(deps, remotes, origin ?? undefined);
       return {
         nodes: [
           ...sources.map((s) => {
@@ -259,6 +272,17 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       }
       const sources = await listLocalSources(deps.db, p.tenantId);
       if (sources.some((s) => s.id === request.body.name)) throw Errors.conflict(`'${request.body.name}' is already a local source id`);
+      // A DNS name, another address or a proxy of this instance: only the node itself can tell (a node that is
+      // down or slow is registered all the same; the federated query refuses the loop later).
+      const origin = await federationOrigin(deps.db, p.tenantId);
+      if (origin && (await leadsBackHere(request.body.url.replace(/\/+$/, ''), request.body.api_key, origin, { deadlineMs: Math.min(2000, deps.config.federation.deadlineMs), fetch: deps.federation?.fetch }))) {
+        throw Errors.validation(
+          "url leads back to this instance (the same tenant under another name or behind a proxy): its sources are already searched locally. If it is a copy of this instance's database instead, run `atrium tenants reset-origin <tenant>` there",
+          [
+            { path: 'body.url', message: 'this instance' },
+          ],
+        );
+      }
       const created = await registerNode(deps.db, deps.secrets, {
         tenantId: p.tenantId,
         name: request.body.name,
