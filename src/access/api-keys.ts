@@ -177,6 +177,7 @@ export async function authenticateKey(db: Queryable, presented: string, use: Key
   );
   const row = r.rows[0];
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return null;
+  if (row.id === BOOTSTRAP_KEY_ID && bootstrapRefused.has(db)) return null;
   const principal: Principal = {
     kind: 'api_key',
     id: row.id,
@@ -196,6 +197,20 @@ export async function authenticateKey(db: Queryable, presented: string, use: Key
   return { ...principal, permissions: new Set(principal.permissions) };
 }
 
+const BOOTSTRAP_KEY_ID = 'key_bootstrap';
+const bootstrapRefused = new WeakSet<Queryable>();
+
+/**
+ * Whether this process accepts the bootstrap key on `db`: only while it is started with ATRIUM_ADMIN_API_KEY
+ * (README: "when set, a key with every permission exists"). Without the variable its stored row is kept
+ * (setting the variable again restores it) but refused, so removing the variable ends the key's use.
+ */
+export function acceptBootstrapKey(db: Queryable, accepted: boolean): void {
+  if (accepted) bootstrapRefused.delete(db);
+  else bootstrapRefused.add(db);
+  epoch++;
+}
+
 /**
  * Makes ATRIUM_ADMIN_API_KEY a stored key of the default tenant with every permission (hash and at most
  * BOOTSTRAP_PREFIX_LENGTH characters). Runs on every start, so a row stored with a longer prefix is cut too.
@@ -203,7 +218,7 @@ export async function authenticateKey(db: Queryable, presented: string, use: Key
 export async function upsertBootstrapKey(db: Queryable, plaintext: string): Promise<void> {
   await db.query(
     `INSERT INTO api_keys (id, tenant_id, name, key_hash, key_prefix, permissions, created_by)
-     VALUES ('key_bootstrap', 'default', 'bootstrap-admin', $1, $2, $3, 'ATRIUM_ADMIN_API_KEY')
+     VALUES ('${BOOTSTRAP_KEY_ID}', 'default', 'bootstrap-admin', $1, $2, $3, 'ATRIUM_ADMIN_API_KEY')
      ON CONFLICT (id) DO UPDATE SET key_hash = EXCLUDED.key_hash, key_prefix = EXCLUDED.key_prefix,
        permissions = EXCLUDED.permissions, revoked_at = NULL`,
     [hashKey(plaintext), plaintext.slice(0, BOOTSTRAP_PREFIX_LENGTH), [...PERMISSIONS]],

@@ -1,4 +1,5 @@
 export {
+  acceptBootstrapKey,
   type ApiKeyRecord,
   authenticateKey,
   BOOTSTRAP_PREFIX_LENGTH,

@@ -1,4 +1,4 @@
-import { createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
+import { acceptBootstrapKey, createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
 import { createSessionAuthenticator } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
 import { createWebhookJobHandler, setFilesystemRoots, WEBHOOK_JOB_KIND } from '../connectors/index.ts';
@@ -33,6 +33,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
   try {
     await migrate(db, log);
     if (config.adminApiKey) await upsertBootstrapKey(db, config.adminApiKey);
+    acceptBootstrapKey(db, Boolean(config.adminApiKey));
     const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
     const embeddings = createEmbeddingRegistry(config, log.child({ component: 'embeddings' }));
     const deps: AppDeps = {
