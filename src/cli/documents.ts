@@ -98,6 +98,20 @@ async function defaultFolderSource(deps: DocumentsDeps, tenant: string, folder: 
   return `${legacy}-${createHash('sha256').update(folder).digest('hex').slice(0, 8)}`;
 }
 
+/**
+ * The default source of a JSONL file: `api-<file name>` plus a hash of its absolute path, so two files of the
+ * same name (whose external ids would overwrite each other) are two sources. The path is recorded in the
+ * source's settings (`ingested_from`); a bare-name source of an older CLI, which recorded none, keeps being
+ * used for the file that claims it first.
+ */
+async function defaultJsonlSource(deps: DocumentsDeps, tenant: string, file: string): Promise<string> {
+  const legacy = `api-${slug(path.basename(file, path.extname(file)))}`;
+  const r = await deps.db.query<{ settings: Record<string, unknown> | null }>('SELECT settings FROM connectors WHERE tenant_id = $1 AND id = $2', [tenant, legacy]);
+  const row = r.rows[0];
+  if (row && (row.settings?.ingested_from === undefined || row.settings.ingested_from === file)) return legacy;
+  return `${legacy}-${createHash('sha256').update(file).digest('hex').slice(0, 8)}`;
+}
+
 async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, type: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
   await ensureTenant(deps.db, tenant);
   const r = await deps.db.query<{ connector_type: string; settings: Record<string, unknown>; tenant_id: string }>(
@@ -145,13 +159,21 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
         };
         let connectorId: string;
         if (isJsonl) {
-          connectorId = opts.source ?? `api-${slug(path.basename(abs, path.extname(abs)))}`;
+          connectorId = opts.source ?? (await defaultJsonlSource(deps, tenantId, abs));
           // All or nothing: every line is checked (one fast read, which also gives the progress line a total)
           // before the first document is stored.
           const checkBar = createProgress('check');
           const total = await checkJsonl(abs, (n) => checkBar.update(n, null));
           checkBar.done(`check: ${total} documents`);
-          await ensureConnector(deps, tenantId, connectorId, 'api', {});
+          await ensureConnector(deps, tenantId, connectorId, 'api', { ingested_from: abs });
+          if (!opts.source) {
+            // Claims a bare-name source of an older CLI for this file (see defaultJsonlSource).
+            await deps.db.query(
+              `UPDATE connectors SET settings = jsonb_set(coalesce(settings, '{}'::jsonb), '{ingested_from}', to_jsonb($3::text))
+               WHERE tenant_id = $1 AND id = $2 AND NOT (coalesce(settings, '{}'::jsonb) ? 'ingested_from')`,
+              [tenantId, connectorId, abs],
+            );
+          }
           let batch: DocumentInput[] = [];
           let n = 0;
           for await (const d of jsonlDocuments(abs)) {

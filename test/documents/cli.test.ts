@@ -117,4 +117,22 @@ describe('atrium ingest / search / eval', () => {
     assert.equal(r.added, 2);
     assert.deepEqual(await lexical('lynx', r.source), ['j1']);
   });
+
+  it('gives two JSONL files of the same name two sources (their ids would overwrite each other), and re-ingests each into its own', async () => {
+    const files = ['east', 'west'].map((d) => path.join(dir, d, 'export.jsonl'));
+    for (const [i, f] of files.entries()) {
+      await fs.mkdir(path.dirname(f), { recursive: true });
+      await fs.writeFile(f, `${JSON.stringify({ id: 'same-id', title: `Export ${i}`, content: i === 0 ? 'eastern heron' : 'western egret' })}\n`);
+    }
+    const ingest = async (f: string) => JSON.parse((await run(BIN, ['ingest', f, '--no-embed', '--json'], { env })).stdout) as { source: string; added: number; unchanged: number };
+    const east = await ingest(files[0]!);
+    const west = await ingest(files[1]!);
+    assert.match(east.source, /^api-export-[0-9a-f]{8}$/);
+    assert.match(west.source, /^api-export-[0-9a-f]{8}$/);
+    assert.notEqual(east.source, west.source);
+    assert.deepEqual(await lexical('heron', east.source), ['same-id'], 'the first file’s document was not overwritten');
+    assert.deepEqual(await lexical('egret', west.source), ['same-id']);
+    const again = await ingest(files[0]!);
+    assert.deepEqual([again.source, again.added, again.unchanged], [east.source, 0, 1]);
+  });
 });

@@ -5,7 +5,7 @@ import type { KindDefinition } from '../contract.ts';
  * `api`: a push source. Documents arrive through POST /v1/connectors/{id}/documents (served by the
  * documents module); there is nothing to pull, so no credentials, no sync, no OAuth.
  */
-export const apiKind: KindDefinition<Record<string, never>, { requests_per_minute?: number; requests_per_hour?: number }> = {
+export const apiKind: KindDefinition<Record<string, never>, { requests_per_minute?: number; requests_per_hour?: number; ingested_from?: string }> = {
   type: 'api',
   displayName: 'API (push)',
   category: 'push',
@@ -15,6 +15,7 @@ export const apiKind: KindDefinition<Record<string, never>, { requests_per_minut
     .object({
       requests_per_minute: z.number().int().positive().optional(),
       requests_per_hour: z.number().int().positive().optional(),
+      ingested_from: z.string().max(4096).optional().describe('the JSONL file `atrium ingest` read into this source (set by the CLI)'),
     })
     .strict(),
   contentTypes: ['documents pushed by the caller'],
