@@ -5,7 +5,7 @@
 //   document side: the A query compared with each candidate's B vector translated B → A (what the federated
 //   query did; only the BM25 candidates can be compared, since k-NN only reaches vectors of the query's model).
 // Scores: dense-only (k-NN over all chunks), hybrid as /v1/search ranks it (convex fusion, DEFAULT_ALPHA), and
-// as the federated query ranks it (match = 0.65·semantic·confidence + 0.35·lexical).
+// as the federated query ranks it (translatedMatch: c·(0.65·semantic + 0.35·lexical) + (1 − c)·lexical).
 import path from 'node:path';
 import { embedPendingChunks } from '../../src/documents/embed.ts';
 import { rankCandidates, retrieveCandidates } from '../../src/documents/search.ts';
@@ -16,7 +16,7 @@ import { mean, ndcgAt, type Qrels } from '../../src/documents/eval/metrics.ts';
 import type { DocumentsDeps } from '../../src/documents/types.ts';
 import type { EmbeddingProvider, EmbeddingRegistry } from '../../src/embeddings/provider.ts';
 import { cosine } from '../../src/embeddings/vector.ts';
-import { matchScore } from '../../src/federation/combine.ts';
+import { translatedMatch } from '../../src/federation/combine.ts';
 import { migrate, openPglite } from '../../src/platform/db/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { type TranslationMap, translateVector } from '../../src/vec2vec/index.ts';
@@ -117,8 +117,8 @@ export async function hybridThroughTranslation(
       const maxLex = Math.max(0, ...cands.map((c) => c.lexical ?? 0));
       const scored = cands.map((c) => {
         const lex = maxLex > 0 ? (c.lexical ?? 0) / maxLex : 0;
-        const sem = c.semantic === null ? null : Math.max(0, Math.min(1, c.semantic)) * conf;
-        return [matchScore(sem, lex), c.id] as const;
+        const sem = c.semantic === null ? null : Math.max(0, Math.min(1, c.semantic));
+        return [translatedMatch(sem, conf, lex), c.id] as const;
       });
       scored.sort((x, y) => y[0] - x[0] || x[1].localeCompare(y[1]));
       return docsOf(scored.map(([, id]) => id), docOf);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { combineRelevance, criticalTerm, intentFit, itemFeatures, matchScore, temporalWeight } from './combine.ts';
+import { combineRelevance, criticalTerm, intentFit, itemFeatures, matchScore, temporalWeight, translatedMatch } from './combine.ts';
 import type { IntentSignal } from './intent.ts';
 
 const flat: IntentSignal = { urgency: 0.5, emotional_weight: 0.5, action_likelihood: 0.5, social_dimension: 0.5, context_sensitivity: 0.5 };
@@ -11,6 +11,22 @@ describe('score combination', () => {
     assert.equal(matchScore(null, 0.4), 0.4);
     assert.ok(Math.abs(matchScore(1, 0) - 0.65) < 1e-12);
     assert.equal(matchScore(1, 1), 1);
+  });
+
+  it('blends a translated match by its confidence between the full match and lexical alone', () => {
+    const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} vs ${b}`);
+    close(translatedMatch(0.9, 1, 0.5), matchScore(0.9, 0.5));
+    close(translatedMatch(0.9, 0, 0.5), 0.5);
+    close(translatedMatch(null, 0.7, 0.5), 0.5);
+    close(translatedMatch(0.9, 0.5, 0.5), 0.5 * matchScore(0.9, 0.5) + 0.25);
+    // The defect it replaces: a 0.1-confidence translation of a good match scored 0.65·0.8·0.1 + 0.35·0.8 = 0.332,
+    // far below the 0.8 of the same document with no translation at all.
+    for (const c of [0.1, 0.36, 0.5, 0.9]) {
+      assert.ok(translatedMatch(0.8, c, 0.8) >= translatedMatch(null, 0, 0.8), `confidence ${c}, equal evidence`);
+      assert.ok(translatedMatch(0.95, c, 0.6) > translatedMatch(null, 0, 0.6), `confidence ${c}, a better semantic match lifts`);
+      assert.ok(translatedMatch(0.1, c, 0.6) < translatedMatch(null, 0, 0.6), `confidence ${c}, a worse one lowers`);
+      assert.ok(translatedMatch(0.95, c + 0.05, 0.6) > translatedMatch(0.95, c, 0.6), 'more confidence, more weight');
+    }
   });
 
   it('applies the full decay for urgent queries and half of it otherwise', () => {

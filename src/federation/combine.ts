@@ -65,6 +65,21 @@ export function matchScore(semantic: number | null, lexical: number): number {
 }
 
 /**
+ * The match of a passage whose semantic score came through an embedding translation of confidence `c`:
+ * `c·matchScore(semantic, lexical) + (1 − c)·lexical`. At c = 1 (the query's own model) it is matchScore; at
+ * c = 0 it is what a passage without a semantic score gets. So a weak translation moves a document up or down
+ * by how its translated similarity compares with its lexical score, never down by the formula alone (the
+ * earlier `0.65·semantic·c + 0.35·lexical` ranked a document with a 0.1-confidence translation below the same
+ * document with no translation at all).
+ */
+export function translatedMatch(semantic: number | null, confidence: number, lexical: number): number {
+  const lexicalOnly = matchScore(null, lexical);
+  if (semantic === null) return lexicalOnly;
+  const c = clamp01(confidence);
+  return c * matchScore(semantic, lexical) + (1 - c) * lexicalOnly;
+}
+
+/**
  * `temporal = (1 − μ) + μ·exp(−λ·days)` with `μ = 0.5 + 0.5·urgency`: an urgent query applies the spec's
  * decay in full; a non-urgent one keeps half of an old item's weight.
  */

@@ -1,5 +1,5 @@
 import type { Passage } from '../documents/index.ts';
-import { clamp01, combineRelevance, criticalTerm, hasEmotionalLanguage, intentFit, itemFeatures, matchScore, temporalWeight } from './combine.ts';
+import { clamp01, combineRelevance, criticalTerm, hasEmotionalLanguage, intentFit, itemFeatures, temporalWeight, translatedMatch } from './combine.ts';
 import { CONTENT_URGENCY, type CriticalResult, detectCritical } from './critical.ts';
 import { ageDays, temporalStatus } from './decay.ts';
 import type { IntentSignal } from './intent.ts';
@@ -49,7 +49,7 @@ export interface RankContext {
 }
 
 const FORMULA =
-  'relevance = match · temporal · (0.75 + 0.15·intent_fit + 0.10·critical); match = 0.65·semantic·confidence + 0.35·lexical; temporal = (1−μ) + μ·exp(−λ·days), μ = 0.5 + 0.5·urgency';
+  'relevance = match · temporal · (0.75 + 0.15·intent_fit + 0.10·critical); match = c·(0.65·semantic + 0.35·lexical) + (1−c)·lexical, c = federation_confidence; temporal = (1−μ) + μ·exp(−λ·days), μ = 0.5 + 0.5·urgency';
 
 /**
  * Scores local candidates into response items: one item per document (its best passage), lexical scores
@@ -62,7 +62,7 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
   for (const c of candidates) {
     const lexical = maxLex > 0 ? c.passage.lexical_score / maxLex : 0;
     const semantic = c.semantic === null ? null : clamp01(c.semantic);
-    const match = matchScore(semantic === null ? null : semantic * c.federation_confidence, lexical);
+    const match = translatedMatch(semantic, c.federation_confidence, lexical);
     const prev = best.get(c.passage.document_id);
     if (!prev || match > prev.match) best.set(c.passage.document_id, { c, lexical, semantic, match });
   }
