@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Principal, ROLE_PERMISSIONS, type Role } from '../access/index.ts';
 import type { Queryable } from '../platform/db/executor.ts';
+import { AppError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { type ProviderType, sha256 } from './store.ts';
@@ -58,6 +59,10 @@ export async function revokeSession(db: Queryable, token: string, now: Date): Pr
   return row ? { id: row.id, tenantId: row.tenant_id, userId: row.user_id } : null;
 }
 
+/** 401 for a session cookie that expired, was signed out or revoked: `details.reason: session_expired`. */
+export const SESSION_ENDED = () =>
+  new AppError('unauthenticated', 401, 'your sign-in session has expired or was ended: sign in again (or send an API key)', { details: { reason: 'session_expired' } });
+
 /**
  * The `atrium_session` cookie as a credential for every API route (added to AppDeps.authenticators): a signed-in
  * user calls the API with the permissions of their role.
@@ -65,6 +70,10 @@ export async function revokeSession(db: Queryable, token: string, now: Date): Pr
 export function createSessionAuthenticator(deps: { db: Queryable; clock: { now(): Date } }) {
   return async (request: { headers: { cookie?: string | undefined } }): Promise<Principal | null> => {
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
-    return token ? sessionPrincipal(deps.db, token, deps.clock.now()) : null;
+    if (!token) return null;
+    const principal = await sessionPrincipal(deps.db, token, deps.clock.now());
+    // A cookie the service no longer accepts: the console says so instead of showing a bare sign-in page.
+    if (!principal) throw SESSION_ENDED();
+    return principal;
   };
 }

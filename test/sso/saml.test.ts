@@ -506,8 +506,12 @@ describe('SAML single sign-on', () => {
     const out = await t.app.inject({ method: 'POST', url: '/v1/auth/logout', headers: { cookie } });
     assert.equal(out.statusCode, 204);
     assert.match(String(out.headers['set-cookie']), /atrium_session=; .*Max-Age=0/);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie } })).statusCode, 401);
+    const ended = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie } });
+    assert.equal(ended.statusCode, 401);
+    assert.equal(ended.json().error.details.reason, 'session_expired', 'the console can say why it shows the sign-in page');
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie: 'atrium_session=forged-token-forged-token-forged' } })).statusCode, 401);
+    // A bearer key decides alone: the stale cookie beside it changes nothing.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie, ...t.admin } })).statusCode, 200);
   });
 
   it('accepts the session cookie on state-changing calls only from its own origin (CSRF from a sibling origin of the same site)', async () => {

@@ -202,6 +202,17 @@ describe('web console in Chromium', { timeout: 300_000, skip: noBrowser }, () =>
     } finally {
       await ctx2.close();
     }
+    // Opening the console with a cookie of a session that has ended says so on the sign-in page.
+    const ctx3 = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      await ctx3.addCookies([{ name: 'atrium_session', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+      const p3 = await ctx3.newPage();
+      await p3.goto(`${base}/search`);
+      await p3.getByRole('heading', { name: 'Sign in to Atrium' }).waitFor();
+      await p3.getByText('Your sign-in session has expired or was ended. Sign in again.').waitFor();
+    } finally {
+      await ctx3.close();
+    }
   });
 
   it('creates a connector from the catalogue form, pauses, resumes and deletes it', async (ctx) => {

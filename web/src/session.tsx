@@ -13,6 +13,8 @@ export interface Me {
 
 /** Shown on the sign-in page when the service stops accepting the credential the console was using. */
 export const CREDENTIAL_REJECTED = 'Your API key or session is no longer valid: it was revoked or has expired. Sign in again.';
+/** Shown on the sign-in page when the console opens with a session cookie the service no longer accepts. */
+export const SESSION_EXPIRED = 'Your sign-in session has expired or was ended. Sign in again.';
 
 interface SessionState {
   readonly me: Me | null;
@@ -63,8 +65,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     api<Me>('/v1/me')
       .then(setMe)
       .catch((err: unknown) => {
-        // A 401 is "signed out" (a stale stored key was forgotten by the listener above), not an error.
+        // A 401 is "signed out" (a stale stored key was forgotten by the listener above), not an error; a
+        // session cookie that expired or was ended is said so.
         if (!(err instanceof ApiError && err.status === 401)) setError(err);
+        else if ((err.details as { reason?: unknown } | undefined)?.reason === 'session_expired') setNotice(SESSION_EXPIRED);
       })
       .finally(() => setChecking(false));
   }, []);
