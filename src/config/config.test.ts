@@ -22,5 +22,9 @@ describe('config', () => {
   it('names the setting that is wrong', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
     assert.throws(() => loadConfig({ ATRIUM_ROLE: 'boss' }), /ATRIUM_ROLE/);
+    // An OAuth authorization URL is shown as a link and followed by the user's browser: http(s) only.
+    const client = (authorize_url: string) => JSON.stringify({ github: { client_id: 'id', client_secret: 'secret', authorize_url } });
+    assert.throws(() => loadConfig({ ATRIUM_OAUTH_CLIENTS: client('javascript:alert(1)') }), /ATRIUM_OAUTH_CLIENTS/);
+    assert.equal(loadConfig({ ATRIUM_OAUTH_CLIENTS: client('https://github.example/login/oauth/authorize') }).connectors.oauthClients.github?.authorize_url, 'https://github.example/login/oauth/authorize');
   });
 });

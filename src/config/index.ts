@@ -46,7 +46,11 @@ export const configSchema = z.object({
   ATRIUM_MCP_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   ATRIUM_CONNECTOR_API_URLS: jsonEnv(z.record(z.string(), z.string().url())).default({}),
   ATRIUM_OAUTH_CLIENTS: jsonEnv(
-    z.record(z.string(), z.object({ client_id: z.string().min(1), client_secret: z.string().min(1), authorize_url: z.string().url().optional(), token_url: z.string().url().optional() })),
+    z.record(
+      z.string(),
+      // http(s) only: the authorization URL becomes a link in the console and a redirect for the user.
+      z.object({ client_id: z.string().min(1), client_secret: z.string().min(1), authorize_url: z.url({ protocol: /^https?$/ }).optional(), token_url: z.url({ protocol: /^https?$/ }).optional() }),
+    ),
   ).default({}),
   ATRIUM_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
   ATRIUM_SYNC_FULL_AT_UTC: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/).default('02:00'),
