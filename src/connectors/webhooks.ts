@@ -13,6 +13,7 @@ import { getKind } from './catalog.ts';
 import type { AnyKind } from './contract.ts';
 import type { ConnectorDeps } from './deps.ts';
 import { type ConnectorRecord, getConnector, rowToConnector, updateConnectorFields } from './store.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 export const webhookDeliveryPath = (connectorId: string) => `/v1/connectors/${connectorId}/webhook/deliveries`;
 
@@ -95,7 +96,7 @@ export async function receiveWebhook(
   // The vendor retries a delivery it has no answer to by its deadline: answer in time. What is not applied by then
   // goes to a durable job (committed before we answer), so an acknowledged event survives this process dying.
   const controller = new AbortController();
-  const running = applyDelivery(deps, c, kind, { headers: input.headers, payload, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(300_000)]), log: input.log });
+  const running = applyDelivery(deps, c, kind, { headers: input.headers, payload, signal: AbortSignal.any([controller.signal, timeoutSignal(300_000)]), log: input.log });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), webhook.ackWithinMs);

@@ -7,6 +7,7 @@ import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './
 import { resolveSettings } from './settings.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
 import { parseVector, vectorLiteral } from './vectors.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 /** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
 export const DEFAULT_FUSION: FusionMethod = 'convex';
@@ -236,7 +237,7 @@ export async function embedQuery(
 ): Promise<Float32Array | null> {
   const { signal } = opts;
   if (!opts.fallback) return (await provider.embed([query], signal))[0] ?? null;
-  const timeout = AbortSignal.timeout(opts.timeoutMs ?? QUERY_EMBED_TIMEOUT_MS);
+  const timeout = timeoutSignal(opts.timeoutMs ?? QUERY_EMBED_TIMEOUT_MS);
   try {
     return (await provider.embed([query], signal ? AbortSignal.any([signal, timeout]) : timeout))[0] ?? null;
   } catch (err) {

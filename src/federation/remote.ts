@@ -4,6 +4,7 @@ import type { FederatedItem } from './item.ts';
 import type { RemoteNodeWithKey } from './nodes.ts';
 import type { FederatedQuery } from './request.ts';
 import { federatedResponseSchema } from './schema.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 /** Sent on fan-out requests: the receiving node answers from its own sources only (no further fan-out). */
 export const HOP_HEADER = 'x-atrium-federation-hop';
@@ -115,7 +116,7 @@ export async function queryRemoteNode(
       ...(q.filters.connector_types ? { connector_type: q.filters.connector_types } : {}),
     },
   };
-  const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.deadlineMs)]) : AbortSignal.timeout(opts.deadlineMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timeoutSignal(opts.deadlineMs)]) : AbortSignal.timeout(opts.deadlineMs);
   try {
     const res = await (opts.fetch ?? fetch)(`${node.url}/v1/federate`, {
       method: 'POST',

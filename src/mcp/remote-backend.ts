@@ -2,6 +2,7 @@ import type { Permission, Principal } from '../access/index.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
 import { RESOURCES } from './resources.ts';
 import { TOOLS } from './tools.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 export interface RemoteServiceOptions {
   /** The Atrium service, e.g. `https://atrium.example.com`. */
@@ -26,7 +27,7 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
   const timeoutMs = opts.timeoutMs ?? 60_000;
 
   async function call(path: string, init: RequestInit = {}, signal?: AbortSignal): Promise<Response> {
-    const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])];
+    const signals = [timeoutSignal(timeoutMs), ...(signal ? [signal] : [])];
     try {
       return await doFetch(`${base}${path}`, {
         ...init,

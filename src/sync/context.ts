@@ -9,6 +9,7 @@ import { maskSecrets, secretStrings } from '../platform/secrets.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
 import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 export { rateLimitFromResponse } from './vendor-errors.ts';
 
@@ -79,7 +80,7 @@ export const VENDOR_REQUEST_TIMEOUT_MS = 60_000;
 export function vendorFetch(acquire: () => Promise<void>, signal: AbortSignal, timeoutMs = VENDOR_REQUEST_TIMEOUT_MS): typeof fetch {
   return async (input, init) => {
     await acquire();
-    const signals = [signal, AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : [])];
+    const signals = [signal, timeoutSignal(timeoutMs), ...(init?.signal ? [init.signal] : [])];
     return fetch(input, { ...init, signal: AbortSignal.any(signals) });
   };
 }

@@ -187,32 +187,32 @@ describe('web console in Chromium', { timeout: 300_000, skip: noBrowser }, () =>
       now,
     });
     const session = await createSession(t.db, { tenantId: 'default', userId: user.id, provider: 'oidc', ttlSeconds: 3600, now });
-    const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    try {
-      await ctx2.addCookies([{ name: 'atrium_session', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
-      const p2 = await ctx2.newPage();
-      await p2.goto(`${base}/connectors`);
+    /** A page of a new browser context that holds the session's cookie, at `pathName`. */
+    const withSession = async <T>(pathName: string, use: (p: Page) => Promise<T>): Promise<T> => {
+      const c = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        await c.addCookies([{ name: 'atrium_session', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+        const p = await c.newPage();
+        await p.goto(`${base}${pathName}`);
+        return await use(p);
+      } finally {
+        await c.close();
+      }
+    };
+    await withSession('/connectors', async (p2) => {
       await p2.getByRole('heading', { name: 'Connectors' }).waitFor();
       assert.equal(await p2.getByRole('link', { name: 'API keys' }).count(), 0, 'a member is no admin');
       assert.equal(await p2.getByRole('link', { name: 'Search' }).count(), 1);
       await p2.getByRole('button', { name: 'Sign out' }).click();
       await p2.getByRole('heading', { name: 'Sign in to Atrium' }).waitFor();
-      const after = await fetch(`${base}/v1/me`, { headers: { cookie: `atrium_session=${session.token}` } });
-      assert.equal(after.status, 401, 'the session was revoked');
-    } finally {
-      await ctx2.close();
-    }
+    });
+    const after = await fetch(`${base}/v1/me`, { headers: { cookie: `atrium_session=${session.token}` } });
+    assert.equal(after.status, 401, 'the session was revoked');
     // Opening the console with a cookie of a session that has ended says so on the sign-in page.
-    const ctx3 = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    try {
-      await ctx3.addCookies([{ name: 'atrium_session', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
-      const p3 = await ctx3.newPage();
-      await p3.goto(`${base}/search`);
+    await withSession('/search', async (p3) => {
       await p3.getByRole('heading', { name: 'Sign in to Atrium' }).waitFor();
       await p3.getByText('Your sign-in session has expired or was ended. Sign in again.').waitFor();
-    } finally {
-      await ctx3.close();
-    }
+    });
   });
 
   it('creates a connector from the catalogue form, pauses, resumes and deletes it', async (ctx) => {

@@ -6,6 +6,7 @@ import { maskSecrets } from '../../platform/secrets.ts';
 import { EMBEDDING_REJECTED, type EmbeddingProvider } from '../provider.ts';
 import { chunked, toUnitVector } from '../vector.ts';
 import { type BackoffPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs } from './backoff.ts';
+import { timeoutSignal } from '../../platform/abort.ts';
 
 export interface OpenAiProviderOptions {
   /** e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1` (Ollama), a vLLM or TEI server. */
@@ -76,7 +77,7 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProv
       let json: unknown;
       try {
         // The timeout covers the whole exchange: a server that sends headers and then stalls is a timeout too.
-        const attemptSignal = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+        const attemptSignal = signal ? AbortSignal.any([signal, timeoutSignal(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
         res = await fetch(url, { method: 'POST', headers, body, signal: attemptSignal });
         json = res.ok ? await res.json().catch((err: unknown) => (attemptSignal.aborted ? Promise.reject(err) : NOT_JSON)) : undefined;
       } catch (err) {
