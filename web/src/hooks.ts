@@ -7,14 +7,20 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-/** Runs `load` on mount and whenever `deps` change; `reload()` runs it again. Stale answers are dropped. */
+/**
+ * Runs `load` on mount and whenever `deps` change; `reload()` runs it again. Stale answers are dropped. `loading` is
+ * true from the very render in which `deps` change (the data shown is then the previous deps' answer).
+ */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[], opts: { refreshMs?: number } = {}): Loaded<T> {
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
   const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
+  /** The deps the last load was started for: in the render where they change, the data is already stale. */
+  const startedFor = useRef<readonly unknown[] | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: deps are the caller's
   useEffect(() => {
+    startedFor.current = deps;
     const ctl = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     loadRef.current(ctl.signal).then(
@@ -33,7 +39,9 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: read
     return () => window.clearInterval(id);
   }, [opts.refreshMs]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { ...state, reload };
+  const started = startedFor.current;
+  const changed = started === null || started.length !== deps.length || deps.some((d, i) => !Object.is(d, started[i]));
+  return { ...state, loading: state.loading || changed, reload };
 }
 
 /** An action triggered by the user (a button): its pending state and last error. */

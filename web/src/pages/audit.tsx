@@ -69,10 +69,12 @@ export function AuditPage() {
       {page.loading && !page.data && <Loading />}
       {page.data && (
         <>
+          {/* While another page or filter loads, the rows below are the previous answer's: the label says so
+              instead of giving the new page number to the old rows. */}
           <p className="muted" aria-live="polite">
-            Page {cursors.length}: {page.data.events.length} event{page.data.events.length === 1 ? '' : 's'}
+            {page.loading ? 'Loading…' : `Page ${cursors.length}: ${page.data.events.length} event${page.data.events.length === 1 ? '' : 's'}`}
           </p>
-          <div className="table-wrap">
+          <div className="table-wrap" aria-busy={page.loading}>
             <table>
               <thead>
                 <tr>
