@@ -20,7 +20,7 @@ export function registerMcpCommands(program: Command, env: NodeJS.ProcessEnv): v
       if (!key) throw new Error('set ATRIUM_API_KEY to an Atrium API key: the MCP tools act with its permissions');
       const url = opts.url ?? env.ATRIUM_SERVICE_BASE_URL;
       if (url) {
-        const backend = createRemoteBackend({ baseUrl: url, apiKey: key });
+        const backend = createRemoteBackend({ baseUrl: url, apiKey: key, forwardedBy: 'stdio' });
         const caller = await backend.caller();
         await serveStdio({ backend, log, now: () => Date.now() }, caller);
         return;

@@ -7,6 +7,11 @@ import { findResource } from './resources.ts';
 import { findTool, type ToolName, toolInputs } from './tools.ts';
 
 export type McpTransportName = 'streamable_http' | 'websocket' | 'stdio' | 'rest';
+/** Who forwarded a REST tool call for its own MCP clients (header MCP_FORWARDED_BY_HEADER). */
+export type McpForwarder = 'self_hosted' | 'stdio';
+export const MCP_FORWARDERS: readonly McpForwarder[] = ['self_hosted', 'stdio'];
+/** Sent by the forwarding backend (remote-backend.ts): the self-hosted server, or `atrium mcp --stdio --url`. */
+export const MCP_FORWARDED_BY_HEADER = 'x-atrium-mcp-forwarded-by';
 export type ToolOutcome = 'success' | 'error' | 'rate_limited' | 'unknown_tool' | 'invalid_arguments';
 
 export interface ToolInvocationEvent {
@@ -14,6 +19,8 @@ export interface ToolInvocationEvent {
   readonly outcome: ToolOutcome;
   readonly latency_ms: number;
   readonly transport: McpTransportName;
+  /** The call reached the service over REST from a forwarder that serves MCP clients itself. */
+  readonly forwarded_by?: McpForwarder;
   readonly error?: string;
 }
 
@@ -52,7 +59,7 @@ export async function invokeTool(
   caller: Principal,
   name: string,
   rawArgs: unknown,
-  opts: { transport: McpTransportName; signal?: AbortSignal },
+  opts: { transport: McpTransportName; forwardedBy?: McpForwarder; signal?: AbortSignal },
 ): Promise<InvokeResult> {
   const started = performance.now();
   const finish = async <R extends InvokeResult>(r: R, outcome: ToolOutcome, error?: string): Promise<R> => {
@@ -61,6 +68,7 @@ export async function invokeTool(
       outcome,
       latency_ms: Math.max(0, Math.round(performance.now() - started)),
       transport: opts.transport,
+      ...(opts.forwardedBy ? { forwarded_by: opts.forwardedBy } : {}),
       ...(error ? { error: error.slice(0, 500) } : {}),
     };
     try {

@@ -1,5 +1,6 @@
 import type { Permission, Principal } from '../access/index.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
+import { MCP_FORWARDED_BY_HEADER, type McpForwarder } from './invoke.ts';
 import { RESOURCES } from './resources.ts';
 import { TOOLS } from './tools.ts';
 import { timeoutSignal } from '../platform/abort.ts';
@@ -10,6 +11,8 @@ export interface RemoteServiceOptions {
   readonly apiKey: string;
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
+  /** Named to the service on every call, so its audit tells forwarded calls from direct REST ones. */
+  readonly forwardedBy?: McpForwarder;
 }
 
 interface ErrorBody {
@@ -31,7 +34,12 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
     try {
       return await doFetch(`${base}${path}`, {
         ...init,
-        headers: { authorization: `Bearer ${opts.apiKey}`, accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${opts.apiKey}`,
+          accept: 'application/json',
+          ...(init.body ? { 'content-type': 'application/json' } : {}),
+          ...(opts.forwardedBy ? { [MCP_FORWARDED_BY_HEADER]: opts.forwardedBy } : {}),
+        },
         signal: AbortSignal.any(signals),
       });
     } catch (err) {

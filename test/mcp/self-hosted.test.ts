@@ -53,6 +53,8 @@ describe('self-hosted MCP server forwarding to a real service', () => {
     const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=mcp.tool_invoked', headers: t.admin });
     const mine = audit.json().events.filter((e: { actor_id: string }) => e.actor_id === key.id);
     assert.deepEqual(mine.map((e: { tool: string; outcome: string }) => `${e.tool}:${e.outcome}`), ['execute_action:unknown_tool', 'get_document:error', 'list_connectors:success']);
+    // Recorded as REST calls forwarded by the self-hosted server, not as direct REST calls.
+    assert.deepEqual(new Set(mine.map((e: { transport: string; forwarded_by?: string }) => `${e.transport}/${e.forwarded_by}`)), new Set(['rest/self_hosted']));
   });
 
   it('serves WebSocket too, and applies its own rate limit as a tool error', async () => {
@@ -109,6 +111,9 @@ describe('self-hosted MCP server forwarding to a real service', () => {
     } finally {
       await client.close();
     }
+    const audit = await t.app.inject({ method: 'GET', url: '/v1/audit?action=mcp.tool_invoked', headers: t.admin });
+    const newest = audit.json().events.find((e: { actor_id: string }) => e.actor_id === key.id);
+    assert.deepEqual([newest.tool, newest.transport, newest.forwarded_by], ['list_connectors', 'rest', 'stdio']);
   });
 
   it('serves stdio in-process on local storage with the key’s permissions (newline-delimited JSON-RPC)', async () => {

@@ -6,6 +6,8 @@ import {
   createServiceMcpContext,
   hostAllowed,
   invokeTool,
+  MCP_FORWARDED_BY_HEADER,
+  MCP_FORWARDERS,
   McpHttpSessions,
   originAllowed,
   readResource,
@@ -139,7 +141,9 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request) => {
-      const r = await invokeTool(restCtx, principalOf(request), request.body.tool, request.body.parameters, { transport: 'rest' });
+      const forwarder = request.headers[MCP_FORWARDED_BY_HEADER];
+      const forwardedBy = MCP_FORWARDERS.find((f) => f === forwarder);
+      const r = await invokeTool(restCtx, principalOf(request), request.body.tool, request.body.parameters, { transport: 'rest', forwardedBy });
       if (r.kind === 'unknown_tool') throw new AppError('tool_not_found', 404, r.message, { details: { tool: request.body.tool } });
       if (r.kind === 'invalid_arguments') {
         throw Errors.validation(r.message, r.problems.map((p) => ({ path: `parameters.${p.path}`, message: p.message })));

@@ -56,6 +56,7 @@ export async function startSelfHostedServer(config: SelfHostedConfig, log: Logge
     apiKey: config.service_api_key,
     timeoutMs: config.request_timeout_seconds * 1000,
     fetch: opts.fetch,
+    forwardedBy: 'self_hosted',
   });
   let cached: { principal: Principal; at: number } | undefined;
   const caller = async (): Promise<Principal> => {
