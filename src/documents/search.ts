@@ -7,6 +7,7 @@ import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './
 import { resolveSettings } from './settings.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
 import { parseVector, vectorLiteral } from './vectors.ts';
+import { Errors } from '../platform/errors.ts';
 import { timeoutSignal } from '../platform/abort.ts';
 
 /** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
@@ -121,6 +122,14 @@ export const EXACT_VECTOR_BELOW = 1000;
  * Vector-only search, asked for explicitly, still scans.
  */
 export const NO_PGVECTOR_SCAN_MAX = 2000;
+
+/**
+ * A scan that does happen above NO_PGVECTOR_SCAN_MAX chunks (vector-only search, or a hybrid query none of
+ * whose words occur) runs under this statement_timeout: ~1 s at 100k chunks on PostgreSQL 15 here, so a
+ * larger tenant's typo queries cannot each hold a backend's CPU for many seconds (node-postgres does not
+ * cancel a statement its caller gave up on). Cancelled, hybrid answers nothing and vector search is a 504.
+ */
+export const NO_PGVECTOR_SCAN_TIMEOUT_MS = 2000;
 
 /** Chunks rescored exactly per lexical top-k slot (unfiltered; filtered queries rescore 4× more). */
 export const RESCORE_FACTOR = 2;
@@ -332,6 +341,8 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   // Whether the statement has a vector list (`vec`); without it, semantic scores are still computed
   // for the lexical candidates.
   let vecList = useVec;
+  /** Set when the statement scans every vector of a large tenant (no pgvector): it then runs under a timeout. */
+  let boundedScan: { chunks: number; ms: number } | null = null;
   if (useVec && qvec && qmodel) {
     const dims = qvec.length;
     const model = sqlString(qmodel);
@@ -368,14 +379,20 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     } else {
       appCosine = { model: qmodel, vector: qvec };
       const dot = (alias: string) => `(SELECT sum(a * b) FROM unnest(${alias}.embedding, ${p.add(vectorLiteral(qvec, false))}::real[]) AS t(a, b))`;
-      if (lexical && corpusChunks !== null && corpusChunks > (deps.noPgvectorScanMax ?? NO_PGVECTOR_SCAN_MAX)) vecList = false;
-      else ctes.push(
+      const scanMax = deps.noPgvectorScanMax ?? NO_PGVECTOR_SCAN_MAX;
+      if (lexical && corpusChunks !== null && corpusChunks > scanMax) vecList = false;
+      else {
+        // Without a lexical list the tenant's size is not known yet (queryTermStats found no term, or did not run).
+        const chunks = lexical && corpusChunks !== null ? corpusChunks : await tenantChunkCount(db, req.tenantId);
+        if (chunks > scanMax) boundedScan = { chunks, ms: deps.noPgvectorScanTimeoutMs ?? NO_PGVECTOR_SCAN_TIMEOUT_MS };
+        ctes.push(
         `vec AS (
           SELECT c.id FROM chunks c${docJoin}${conJoin}
           WHERE c.tenant_id = ${tenant} AND c.embedding_model = ${model} AND cardinality(c.embedding) = ${dims}${filters.sql}
           ORDER BY ${dot('c')} DESC LIMIT ${vk}
         )`,
-      );
+        );
+      }
     }
   }
   if (!lexical && !useVec) return EMPTY;
@@ -393,8 +410,9 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
 
   // Each statement costs ~1 ms of fixed CPU in embedded PGlite: the HNSW settings go in one exec,
   // and a query without the vector path needs no transaction at all.
-  const rows =
-    useVec && db.hasVector
+  const rows = boundedScan
+    ? await scanWithin(deps, sql, p.values, boundedScan, mode)
+    : useVec && db.hasVector
       ? await db.transaction(async (tx) => {
           await tx.exec(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, vk * 2))}; SET LOCAL hnsw.iterative_scan = relaxed_order`);
           return (await prepared(tx)<Record<string, unknown>>(sql, p.values)).rows;
@@ -425,6 +443,33 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
   });
   const lexicalExact = impact ? impactExact(rows, k, impact.m, impact.floorSum) : true;
   return { rows, candidates, lists: (lexical ? 1 : 0) + (useVec ? 1 : 0), lexicalExact };
+}
+
+async function tenantChunkCount(db: Queryable, tenantId: string): Promise<number> {
+  const r = await db.query<{ n: number | string }>('SELECT chunk_count AS n FROM chunk_corpus_stats WHERE tenant_id = $1', [tenantId]);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/**
+ * Runs a full vector scan (no pgvector) under `statement_timeout`. Cancelled (57014): a hybrid query, whose words
+ * matched nothing, answers no candidates; vector search, which asked for the scan, is a 504 saying what to do.
+ */
+async function scanWithin(deps: DocumentsDeps, sql: string, params: readonly unknown[], scan: { chunks: number; ms: number }, mode: string): Promise<Record<string, unknown>[]> {
+  try {
+    return await deps.db.transaction(async (tx) => {
+      await tx.exec(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(scan.ms))}`);
+      return (await tx.query<Record<string, unknown>>(sql, params)).rows;
+    });
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== '57014') throw err;
+    if (mode === 'vector') {
+      throw Errors.timeout(
+        `vector search without pgvector compares the query with every chunk (${scan.chunks} in this tenant) and took longer than ${scan.ms} ms: install pgvector on the PostgreSQL server, or search in hybrid mode`,
+      );
+    }
+    deps.log?.warn({ chunks: scan.chunks, ms: scan.ms }, 'no query word occurs and the vector scan (no pgvector) timed out: no candidates');
+    return [];
+  }
 }
 
 /** Dot product; stored vectors and query vectors are L2-normalized, so this is their cosine. */

@@ -108,6 +108,8 @@ export interface DocumentsDeps {
   readonly queryEmbedTimeoutMs?: number;
   /** Without pgvector: above this many chunks, hybrid search has no vector list of its own (default NO_PGVECTOR_SCAN_MAX in search.ts). */
   readonly noPgvectorScanMax?: number;
+  /** Without pgvector: a vector scan of a tenant above noPgvectorScanMax chunks is cancelled after this long (default NO_PGVECTOR_SCAN_TIMEOUT_MS). */
+  readonly noPgvectorScanTimeoutMs?: number;
   /** Postings kept per term in the impact lists (default TOP_LIST_SIZE; tests use small lists). */
   readonly impactListSize?: number;
   /** `AppDeps.config` carries the configured index settings (ATRIUM_FTS_LANGUAGE, ATRIUM_CHUNK_*). */

@@ -186,6 +186,28 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
       assert.equal((await searchPassages(large, { tenantId: T, query: 'automobile', limit: 3, mode: 'vector' }))[0]?.external_id, 'car');
     });
 
+    it('without pgvector, a full vector scan of a large tenant runs under a statement timeout', async (t) => {
+      if (db.hasVector) return t.skip('pgvector present: no full scans');
+      await db.query("INSERT INTO tenants (id, name) VALUES ('scan', 'scan') ON CONFLICT DO NOTHING");
+      await db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name) VALUES ('api-scan', 'scan', 'api', 'scan')`);
+      // Enough chunks that comparing the query with every vector takes well over a millisecond.
+      for (let i = 0; i < 3000; i += 1000) {
+        const batch = Array.from({ length: 1000 }, (_, k) => ({ external_id: `s${i + k}`, title: `Bay ${i + k}`, content: `the car in bay ${i + k} of the depot` }));
+        await upsertDocuments(deps, { tenantId: 'scan', connectorId: 'api-scan', documents: batch, embed: 'inline' });
+      }
+      const bounded = { ...deps, noPgvectorScanMax: 100, noPgvectorScanTimeoutMs: 1 };
+      // "automobile" occurs nowhere: hybrid has no lexical list, and vector search asks for the scan.
+      await assert.rejects(searchPassages(bounded, { tenantId: 'scan', query: 'automobile', limit: 3, mode: 'vector' }), (err: Error & { status?: number }) => {
+        assert.equal(err.status, 504);
+        assert.match(err.message, /3000 in this tenant.*install pgvector/);
+        return true;
+      });
+      assert.deepEqual(await searchPassages(bounded, { tenantId: 'scan', query: 'automobile', limit: 3 }), [], 'hybrid answers nothing instead');
+      const unbounded = { ...deps, noPgvectorScanMax: 100 };
+      assert.equal((await searchPassages(unbounded, { tenantId: 'scan', query: 'automobile', limit: 3, mode: 'vector' })).length, 3, 'within the default timeout');
+      assert.equal((await searchPassages(bounded, { tenantId: 'scan', query: 'car depot', limit: 3 })).length, 3, 'queries with a lexical list never scan');
+    });
+
     it('computes BM25 in SQL exactly as the reference formula', async () => {
       const [hit] = await searchPassages(deps, { tenantId: T, query: 'tea cupboard', limit: 1, mode: 'lexical' });
       assert.ok(hit);
