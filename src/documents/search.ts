@@ -1,5 +1,5 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
-import { hasDirection } from '../embeddings/vector.ts';
+import { cosine, hasDirection } from '../embeddings/vector.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
@@ -425,7 +425,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
       const v = r.chunk_model === model ? parseVector(r.vec) : null;
       // Parsed once: rankCandidates' feedback reads the same vector.
       r.vec = v;
-      r.semantic = v && v.length === vector.length ? dot(v, vector) : null;
+      r.semantic = v && v.length === vector.length ? cosine(v, vector) : null;
     }
   }
 
@@ -470,13 +470,6 @@ async function scanWithin(deps: DocumentsDeps, sql: string, params: readonly unk
     deps.log?.warn({ chunks: scan.chunks, ms: scan.ms }, 'no query word occurs and the vector scan (no pgvector) timed out: no candidates');
     return [];
   }
-}
-
-/** Dot product; stored vectors and query vectors are L2-normalized, so this is their cosine. */
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
-  return sum;
 }
 
 /** Orders candidates by the fused score (RRF or the convex combination) and shapes passages. */
