@@ -81,12 +81,21 @@ async function* jsonlDocuments(file: string): AsyncGenerator<DocumentInput> {
   }
 }
 
+/** A stored connector's settings (`{}` when it has none), or undefined when there is no such connector. */
+async function storedSettings(deps: DocumentsDeps, tenant: string, id: string): Promise<Record<string, unknown> | undefined> {
+  const r = await deps.db.query<{ settings: Record<string, unknown> | null }>('SELECT settings FROM connectors WHERE tenant_id = $1 AND id = $2', [tenant, id]);
+  const row = r.rows[0];
+  return row ? (row.settings ?? {}) : undefined;
+}
+
 /** The settings path of a stored connector, or undefined when there is none (or no connector). */
 async function storedPath(deps: DocumentsDeps, tenant: string, id: string): Promise<string | undefined> {
-  const r = await deps.db.query<{ settings: Record<string, unknown> | null }>('SELECT settings FROM connectors WHERE tenant_id = $1 AND id = $2', [tenant, id]);
-  const p = r.rows[0]?.settings?.path;
+  const p = (await storedSettings(deps, tenant, id))?.path;
   return typeof p === 'string' ? path.resolve(p) : undefined;
 }
+
+/** A default source id for a file or folder: its bare-name id plus 8 hex of a hash of its absolute path. */
+const withPathHash = (legacy: string, abs: string) => `${legacy}-${createHash('sha256').update(abs).digest('hex').slice(0, 8)}`;
 
 /**
  * The default source of a folder: its name plus a hash of its absolute path, so two folders of the same name
@@ -95,7 +104,7 @@ async function storedPath(deps: DocumentsDeps, tenant: string, id: string): Prom
 async function defaultFolderSource(deps: DocumentsDeps, tenant: string, folder: string): Promise<string> {
   const legacy = `filesystem-${slug(path.basename(folder))}`;
   if ((await storedPath(deps, tenant, legacy)) === folder) return legacy;
-  return `${legacy}-${createHash('sha256').update(folder).digest('hex').slice(0, 8)}`;
+  return withPathHash(legacy, folder);
 }
 
 /**
@@ -106,10 +115,9 @@ async function defaultFolderSource(deps: DocumentsDeps, tenant: string, folder: 
  */
 async function defaultJsonlSource(deps: DocumentsDeps, tenant: string, file: string): Promise<string> {
   const legacy = `api-${slug(path.basename(file, path.extname(file)))}`;
-  const r = await deps.db.query<{ settings: Record<string, unknown> | null }>('SELECT settings FROM connectors WHERE tenant_id = $1 AND id = $2', [tenant, legacy]);
-  const row = r.rows[0];
-  if (row && (row.settings?.ingested_from === undefined || row.settings.ingested_from === file)) return legacy;
-  return `${legacy}-${createHash('sha256').update(file).digest('hex').slice(0, 8)}`;
+  const settings = await storedSettings(deps, tenant, legacy);
+  if (settings && (settings.ingested_from === undefined || settings.ingested_from === file)) return legacy;
+  return withPathHash(legacy, file);
 }
 
 async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, type: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
