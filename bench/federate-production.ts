@@ -6,13 +6,12 @@
 // over them (a load balancer's job in a real deployment). Writes the `federate-production` section of
 // docs/benchmarks.md.
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { openPostgresBenchCorpus } from '../scripts/bench-corpus.ts';
+import { type Served, spawnServer } from '../test/support/spawn.ts';
 import { mixedBodies, type Scenario, uncachedScenarios } from './federate-load.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
@@ -22,7 +21,6 @@ const PROCESSES = Number(process.env.FED_BENCH_API_PROCESSES ?? 2);
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONNECTIONS = 10;
 const KEY = 'atr_bench_admin_key_0123456789abcdef';
-const ROOT = path.resolve(import.meta.dirname, '..');
 const startLoad = os.loadavg()[0] ?? 0;
 
 const corpus = await openPostgresBenchCorpus({ adminUrl: ADMIN_URL, chunks: CHUNKS, sources: 5, onProgress: (l) => process.stderr.write(`\r${l}   `) });
@@ -33,48 +31,25 @@ const sources = (await corpus.db.query<{ id: string }>("SELECT id FROM connector
 await corpus.db.exec("DELETE FROM federation_activity WHERE tenant_id = 'default'");
 await corpus.close();
 
-/** Starts one API process and resolves with its base URL once /v1/health answers. */
-async function startApi(port: number): Promise<{ url: string; child: ChildProcess }> {
-  const nodeArgs = process.env.FED_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/atrium'), 'serve', '--role', 'api'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ATRIUM_ROLE: 'api',
-      ATRIUM_ADMIN_API_KEY: KEY,
-      ATRIUM_SECRET_KEY: 'bench-secret-bench-secret-bench-secret',
-      LOG_LEVEL: 'silent',
-      ATRIUM_RATE_LIMIT_PER_MINUTE: '100000000',
-      ATRIUM_RATE_LIMIT_BURST: '10000000',
-      ATRIUM_SYNC_SCHEDULER: 'false',
-      ATRIUM_EMBEDDING_MODEL: 'builtin/glove-100d',
-    },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`API process on port ${port} exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/v1/health`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error(`API process on port ${port} did not start within 120 s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-const basePort = 18_400 + Math.floor(Math.random() * 500);
-const apis: { url: string; child: ChildProcess }[] = [];
+const apiEnv = {
+  DATABASE_URL: databaseUrl,
+  ATRIUM_ROLE: 'api',
+  ATRIUM_ADMIN_API_KEY: KEY,
+  ATRIUM_SECRET_KEY: 'bench-secret-bench-secret-bench-secret',
+  LOG_LEVEL: 'silent',
+  ATRIUM_RATE_LIMIT_PER_MINUTE: '100000000',
+  ATRIUM_RATE_LIMIT_BURST: '10000000',
+  ATRIUM_SYNC_SCHEDULER: 'false',
+  ATRIUM_EMBEDDING_MODEL: 'builtin/glove-100d',
+};
+// FED_BENCH_NODE_ARGS: extra node flags for the API processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+const nodeArgs = process.env.FED_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const apis: Served[] = [];
 process.once('exit', () => {
   for (const a of apis) a.child.kill('SIGKILL');
 });
 // One at a time: each applies migrations and the bootstrap key at start.
-for (let i = 0; i < PROCESSES; i++) apis.push(await startApi(basePort + i));
+for (let i = 0; i < PROCESSES; i++) apis.push(await spawnServer(apiEnv, 120_000, nodeArgs));
 
 
 /** Machine-wide busy CPU time in ms (every process: the API processes, PostgreSQL, the load generator). */
@@ -172,15 +147,7 @@ for (const [title, p, bodies, connections] of scenarios.filter(([t]) => !only ||
   console.error(title, r.rps.toFixed(1), r.p50.toFixed(1), r.p99, (busy / Math.max(1, r.total)).toFixed(2), per('api'), per('postgres'), per('bench'), r.errors);
 }
 // A graceful stop (SIGTERM), waited for: a profiled process writes its profile on exit.
-await Promise.all(
-  apis.map(
-    (a) =>
-      new Promise((resolve) => {
-        a.child.once('exit', resolve);
-        a.child.kill('SIGTERM');
-      }),
-  ),
-);
+await Promise.all(apis.map((a) => a.stop()));
 
 await writeBenchSection(
   'federate-production',
