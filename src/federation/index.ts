@@ -4,7 +4,7 @@ export { DEFAULT_DECAY_LAMBDA, type TemporalStatus, temporalDecay, temporalStatu
 export { computeUserEntropy, ENTROPY_LEVELS, type EntropyLevel, entropyLevel, LEVEL_BOUNDS, levelBounds, type UserEntropy } from './entropy.ts';
 export { INTENT_DIMENSIONS, type IntentSignal, inferIntent } from './intent.ts';
 export type { FederatedItem } from './item.ts';
-export { deleteNode, listNodes, listNodesWithKeys, NODE_NAME, type RemoteNode, registerNode } from './nodes.ts';
+export { deleteNode, listNodes, listNodesWithKeys, NODE_NAME, nodeBaseUrl, type RemoteNode, registerNode } from './nodes.ts';
 export { federationLoop, type RunOptions, runFederatedQuery } from './query.ts';
 export { CONTEXT_TERMS_HEADER, CRITICAL_FIRST_HEADER, decodeContextTerms, HOP_HEADER, leadsBackHere, ORIGIN_HEADER } from './remote.ts';
 export { describeRemoteNodes, type RemoteNodeInfo } from './remote-info.ts';

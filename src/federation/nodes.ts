@@ -22,6 +22,11 @@ function toNode(r: Record<string, unknown>): RemoteNode {
   return { node_id: String(r.id), name: String(r.name), url: String(r.url), created_at: new Date(r.created_at as string).toISOString() };
 }
 
+/** A node's URL as it is stored and called: without trailing slashes (paths are appended to it). */
+export function nodeBaseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
 /** Registers a remote node; the API key is sealed with the secret box. Null when the name is taken. */
 export async function registerNode(
   db: Queryable,
@@ -31,7 +36,7 @@ export async function registerNode(
   const r = await db.query<Record<string, unknown>>(
     `INSERT INTO federation_nodes (id, tenant_id, name, url, api_key_enc, created_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (tenant_id, name) DO NOTHING RETURNING id, name, url, created_at`,
-    [newId('node'), input.tenantId, input.name, input.url.replace(/\/+$/, ''), secrets.seal(input.apiKey), input.createdBy, input.now.toISOString()],
+    [newId('node'), input.tenantId, input.name, nodeBaseUrl(input.url), secrets.seal(input.apiKey), input.createdBy, input.now.toISOString()],
   );
   return r.rows[0] ? toNode(r.rows[0]) : null;
 }

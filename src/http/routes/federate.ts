@@ -19,6 +19,7 @@ import {
   listNodesWithKeys,
   listTombstones,
   NODE_NAME,
+  nodeBaseUrl,
   ORIGIN_HEADER,
   registerNode,
   runFederatedQuery,
@@ -275,7 +276,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       // A DNS name, another address or a proxy of this instance: only the node itself can tell (a node that is
       // down or slow is registered all the same; the federated query refuses the loop later).
       const origin = await federationOrigin(deps.db, p.tenantId);
-      if (origin && (await leadsBackHere(request.body.url.replace(/\/+$/, ''), request.body.api_key, origin, { deadlineMs: Math.min(2000, deps.config.federation.deadlineMs), fetch: deps.federation?.fetch }))) {
+      if (origin && (await leadsBackHere(nodeBaseUrl(request.body.url), request.body.api_key, origin, { deadlineMs: Math.min(2000, deps.config.federation.deadlineMs), fetch: deps.federation?.fetch }))) {
         throw Errors.validation(
           "url leads back to this instance (the same tenant under another name or behind a proxy): its sources are already searched locally. If it is a copy of this instance's database instead, run `atrium tenants reset-origin <tenant>` there",
           [
