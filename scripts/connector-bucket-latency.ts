@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import { type DatabaseExecutor, openPostgres } from '../src/platform/db/index.ts';
-import { takeConnectorToken } from '../src/sync/rate-buckets.ts';
+import { takeConnectorToken } from '../src/connectors/kit/rate-buckets.ts';
 import { openTestPglite, openTestPostgres, silentLog } from '../test/support/db.ts';
 
 const N = Number(process.env.N ?? 2000);

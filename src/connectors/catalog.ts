@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiKind } from './api/index.ts';
-import type { AnyKind } from './contract.ts';
+import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { githubKind } from './github/index.ts';
 import { linearKind } from './linear/index.ts';
@@ -36,7 +36,11 @@ export interface CatalogEntry {
   readonly connector_type: string;
   readonly display_name: string;
   readonly category: string;
+  /** The spec's catalogue grouping: productivity, developer_tools, crm, support, llm_providers, other. */
+  readonly group: ConnectorGroup;
+  /** The preferred of `auth_types` (kept for clients of the earlier catalogue). */
   readonly auth_type: string;
+  readonly auth_types: AuthType[];
   readonly oauth: boolean;
   readonly credentials_schema: Record<string, unknown>;
   readonly settings_schema: Record<string, unknown>;
@@ -57,7 +61,9 @@ export function catalogEntry(kind: AnyKind): CatalogEntry {
     connector_type: kind.type,
     display_name: kind.displayName,
     category: kind.category,
-    auth_type: kind.authType,
+    group: kind.group,
+    auth_type: kind.authTypes[0] ?? 'none',
+    auth_types: [...kind.authTypes],
     oauth: kind.oauth !== undefined,
     credentials_schema: jsonSchema(kind.credentials),
     settings_schema: jsonSchema(kind.settings),

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import type { SourceDocument, StoredRef } from './contract.ts';
+import type { SourceDocument, StoredRef } from './kit/contract.ts';
 
 /**
  * The port through which connectors and sync write documents. The runtime adapts the documents module

@@ -7,10 +7,10 @@ import { Errors, type FieldProblem } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { cancelConnectorJobs, VALIDATE_JOB_KIND } from '../sync/request.ts';
-import { recentRuns, type SyncRun } from '../sync/runs.ts';
-import { nextIncrementalAt, scheduleFor } from '../sync/schedule.ts';
-import { SourceSettingsError } from '../sync/vendor-errors.ts';
+import { cancelConnectorJobs, VALIDATE_JOB_KIND } from './sync-request.ts';
+import { recentRuns, type SyncRun } from './runs.ts';
+import { nextIncrementalAt, scheduleFor } from './schedule.ts';
+import { SourceSettingsError } from './kit/errors.ts';
 import { getKind, listKinds } from './catalog.ts';
 import type { ConnectorDeps } from './deps.ts';
 import { createOAuthUrl } from './oauth/flow.ts';
@@ -62,7 +62,7 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
       throw Errors.validation(`invalid settings: ${err.message}`, [{ path: 'settings', message: err.message }]);
     }
   }
-  const needsOAuth = kind.authType !== 'none' && kind.oauth !== undefined && !kind.hasUsableCredentials(creds.data);
+  const needsOAuth = !kind.authTypes.includes('none') && kind.oauth !== undefined && !kind.hasUsableCredentials(creds.data);
   if (needsOAuth && !deps.config.connectors.oauthClients[kind.type]) {
     throw Errors.unprocessable(
       'oauth_not_configured',
@@ -94,7 +94,7 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
     details: { connector_id: record.id, connector_type: kind.type, display_name: record.displayName },
   });
   let oauthUrl: string | null = null;
-  if (kind.authType === 'none') {
+  if (kind.authTypes.includes('none')) {
     await applyTransition(deps.db, principal.tenantId, record.id, 'credentials_valid');
   } else if (needsOAuth) {
     oauthUrl = (await createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: record.id, connectorType: kind.type })).url;
@@ -207,7 +207,7 @@ export async function replaceCredentials(deps: ConnectorDeps, principal: Princip
   const c = await getConnector(deps.db, principal.tenantId, id);
   if (!c) throw Errors.notFound('connector', id);
   const kind = getKind(c.type);
-  if (!kind || kind.authType === 'none') throw Errors.unprocessable('no_credentials', `'${c.type}' connectors take no credentials`);
+  if (!kind || kind.authTypes.includes('none')) throw Errors.unprocessable('no_credentials', `'${c.type}' connectors take no credentials`);
   const parsed = kind.credentials.safeParse(credentials);
   if (!parsed.success) {
     const p = problems('credentials', parsed.error);

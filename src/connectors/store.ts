@@ -201,6 +201,7 @@ export async function updateConnectorFields(
     credentialsEnc?: string | null;
     nextIncrementalAt?: Date | null;
     nextFullAt?: Date | null;
+    settings?: Record<string, unknown>;
   },
 ): Promise<void> {
   const sets = ['updated_at = now()'];
@@ -216,5 +217,6 @@ export async function updateConnectorFields(
   if (fields.credentialsEnc !== undefined) set('credentials_enc', fields.credentialsEnc);
   if (fields.nextIncrementalAt !== undefined) set('next_incremental_at', fields.nextIncrementalAt?.toISOString() ?? null);
   if (fields.nextFullAt !== undefined) set('next_full_at', fields.nextFullAt?.toISOString() ?? null);
+  if (fields.settings !== undefined) set('settings', JSON.stringify(fields.settings));
   await db.query(`UPDATE connectors SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2`, params);
 }

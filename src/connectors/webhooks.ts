@@ -6,11 +6,11 @@ import { recordAudit } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { enqueueJob, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from '../sync/context.ts';
-import { rateLimitDelayMs } from '../sync/limits.ts';
-import { VendorAuthError, VendorRateLimitedError } from '../sync/vendor-errors.ts';
+import { buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from './kit/context.ts';
+import { rateLimitDelayMs } from './kit/limits.ts';
+import { VendorAuthError, VendorRateLimitedError } from './kit/errors.ts';
 import { getKind } from './catalog.ts';
-import type { AnyKind } from './contract.ts';
+import type { AnyKind } from './kit/contract.ts';
 import type { ConnectorDeps } from './deps.ts';
 import { type ConnectorRecord, getConnector, rowToConnector, updateConnectorFields } from './store.ts';
 import { timeoutSignal } from '../platform/abort.ts';
@@ -88,8 +88,8 @@ export async function receiveWebhook(
   if (handshake) return { status: 'challenge', challenge: handshake.challenge };
   const webhook = kind.webhook;
   if (c.status === 'paused' || c.status === 'disconnected' || c.status === 'connecting') {
-    // The vendor's own event name (Slack/Linear name it in the payload; GitHub in its x-github-event header).
-    const event = webhook.eventName?.({ headers: input.headers, payload }) ?? input.headers['x-github-event'] ?? 'unknown';
+    // The vendor's own event name, as the kind reads it (a header or the payload).
+    const event = webhook.eventName({ headers: input.headers, payload });
     return { status: 'ignored', event, reason: `connector is ${c.status}` };
   }
   if (!webhook.ackWithinMs) return applyDelivery(deps, c, kind, { headers: input.headers, payload, signal: AbortSignal.timeout(30_000), log: input.log });

@@ -5,12 +5,12 @@ import type { ConnectorDeps, DocumentStore } from '../connectors/deps.ts';
 import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
 import { JobCancelledError, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { abortableSleep, buildSourceContext, credentialMasker, findVendorError, maskedError } from './context.ts';
-import { rateLimitDelayMs } from './limits.ts';
-import { blockConnector } from './rate-buckets.ts';
-import { addRunCounts, finishRun, getRun, markSeen, type SyncRun, seenIds } from './runs.ts';
-import { nextFullAt, nextIncrementalAt, scheduleFor } from './schedule.ts';
-import { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+import { abortableSleep, buildSourceContext, credentialMasker, findVendorError, maskedError } from '../connectors/kit/context.ts';
+import { rateLimitDelayMs } from '../connectors/kit/limits.ts';
+import { blockConnector } from '../connectors/kit/rate-buckets.ts';
+import { addRunCounts, finishRun, getRun, markSeen, type SyncRun, seenIds } from '../connectors/runs.ts';
+import { nextFullAt, nextIncrementalAt, scheduleFor } from '../connectors/schedule.ts';
+import { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from '../connectors/kit/errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string(), syncType: z.enum(['incremental', 'full']), runId: z.string() });
 const checkpointSchema = z.object({ page: z.unknown(), cursor: z.unknown(), pages: z.number().int() });

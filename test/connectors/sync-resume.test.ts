@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker, enqueueJob, getJob, type JobHandler } from '../../src/platform/jobs/index.ts';
-import { finishRun } from '../../src/sync/runs.ts';
+import { finishRun } from '../../src/connectors/runs.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { openTestPglite, silentLog } from '../support/db.ts';

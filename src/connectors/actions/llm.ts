@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, Errors, fetchFailure, openAiErrorMessage } from '../../platform/errors.ts';
 import { maskSecrets } from '../../platform/secrets.ts';
-import type { ActionDefinition } from '../contract.ts';
+import type { ActionDefinition } from '../kit/contract.ts';
 import type { PlannedCall } from './rules.ts';
 
 export interface LlmConfig {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ActionDefinition } from '../contract.ts';
+import type { ActionDefinition } from '../kit/contract.ts';
 
 /**
  * The rule-based planner used when no LLM is configured. Documented rules (docs/connectors.md):

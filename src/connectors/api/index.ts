@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { KindDefinition } from '../contract.ts';
+import type { KindDefinition } from '../kit/index.ts';
 
 /**
  * `api`: a push source. Documents arrive through POST /v1/connectors/{id}/documents (served by the
@@ -9,7 +9,8 @@ export const apiKind: KindDefinition<Record<string, never>, { requests_per_minut
   type: 'api',
   displayName: 'API (push)',
   category: 'push',
-  authType: 'none',
+  group: 'other',
+  authTypes: ['none'],
   credentials: z.object({}).strict(),
   settings: z
     .object({

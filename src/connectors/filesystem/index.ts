@@ -1,10 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { type FolderState, folderSettingsSchema, folderStateSchema, scanFolder } from '../../documents/files/index.ts';
-import { SourceSettingsError } from '../../sync/vendor-errors.ts';
-import { commonSettings } from '../common-settings.ts';
-import type { KindDefinition, SyncMode } from '../contract.ts';
+import { commonSettings, folderSettingsSchema, type FolderState, folderStateSchema, type KindDefinition, scanFolder, SourceSettingsError, type SyncMode } from '../kit/index.ts';
 
 const settings = folderSettingsSchema.extend({ ...commonSettings }).strict();
 type Settings = z.infer<typeof settings>;
@@ -42,7 +39,8 @@ export function filesystemKind(roots: () => readonly string[]): KindDefinition<R
     type: 'filesystem',
     displayName: 'Folder on the server',
     category: 'files',
-    authType: 'none',
+    group: 'other',
+    authTypes: ['none'],
     credentials: z.object({}).strict(),
     settings,
     contentTypes: ['markdown', 'text', 'html', 'pdf', 'docx'],

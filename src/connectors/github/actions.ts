@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActionDefinition } from '../contract.ts';
+import type { ActionDefinition } from '../kit/index.ts';
 import { githubClient, mapGitHubError } from './client.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
 

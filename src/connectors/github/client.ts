@@ -1,6 +1,5 @@
 import { Octokit } from '@octokit/rest';
-import { rateLimitFromResponse, VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
-import type { SourceContext } from '../contract.ts';
+import { rateLimitFromResponse, type SourceContext, VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
 
 type Ctx = SourceContext<GitHubCredentials, GitHubSettings>;

@@ -1,7 +1,6 @@
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { findVendorError } from '../../sync/context.ts';
-import type { SourceContext, SourceDocument } from '../contract.ts';
+import { findVendorError, type SourceContext, type SourceDocument } from '../kit/index.ts';
 import { call, mapGitHubError } from './client.ts';
 import { fileExternalId, fileToDocument, type LastCommit, wantedFile } from './map.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';

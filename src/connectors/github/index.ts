@@ -1,4 +1,4 @@
-import type { KindDefinition } from '../contract.ts';
+import type { KindDefinition } from '../kit/index.ts';
 import { githubActions } from './actions.ts';
 import { githubClient, mapGitHubError } from './client.ts';
 import { type GitHubCredentials, type GitHubSettings, githubCredentials, githubSettings } from './schemas.ts';
@@ -12,7 +12,8 @@ export const githubKind: KindDefinition<GitHubCredentials, GitHubSettings, GitHu
   type: 'github',
   displayName: 'GitHub',
   category: 'code_hosting',
-  authType: 'oauth2',
+  group: 'developer_tools',
+  authTypes: ['oauth2', 'api_key'],
   credentials: githubCredentials,
   settings: githubSettings,
   contentTypes: ['repositories', 'files', 'issues', 'pull_requests', 'discussions', 'wiki_pages'],

@@ -1,4 +1,4 @@
-import type { SourceDocument } from '../contract.ts';
+import type { SourceDocument } from '../kit/index.ts';
 
 /** Pure mappings from GitHub's REST/GraphQL/webhook objects to documents. External ids are stable per object. */
 export interface GhUser {

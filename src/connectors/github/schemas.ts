@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings } from '../common-settings.ts';
+import { commonSettings } from '../kit/index.ts';
 
 export const githubCredentials = z
   .object({ access_token: z.string().min(1).optional().describe('personal access token with scopes repo, read:org, read:discussion; omit to connect with OAuth') })

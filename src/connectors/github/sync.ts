@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
+import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
 import { call, githubClient } from './client.ts';
 import { diffWithStored, fetchFiles, HISTORY_BATCH, type TreeEntry, wantedFiles } from './files.ts';
 import {

@@ -1,5 +1,5 @@
 import { verify } from '@octokit/webhooks-methods';
-import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
+import type { SourceContext, SourceDocument, WebhookCapability } from '../kit/index.ts';
 import { call, githubClient } from './client.ts';
 import { lastCommits } from './files.ts';
 import {
@@ -88,6 +88,7 @@ export const githubWebhook: WebhookCapability<GitHubCredentials, GitHubSettings>
   events: ['push', 'issues', 'pull_request', 'discussion', 'gollum'],
   // GitHub gives up on a delivery after 10 s; a wiki read may take longer, so answer by 8 s and finish in the background.
   ackWithinMs: 8000,
+  eventName: ({ headers }) => headers['x-github-event'] ?? 'unknown',
   async verify({ headers, rawBody, secret }) {
     const signature = headers['x-hub-signature-256'];
     if (!signature) return { ok: false, reason: 'missing X-Hub-Signature-256 header' };

@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import git, { type HttpClient, type ReadCommitResult } from 'isomorphic-git';
 import nodeHttp from 'isomorphic-git/http/node';
-import { rateLimitFromResponse, VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
-import type { SourceContext } from '../contract.ts';
+import { rateLimitFromResponse, type SourceContext, VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActionDefinition, SourceContext } from '../contract.ts';
+import type { ActionDefinition, SourceContext } from '../kit/index.ts';
 import { linearRequest } from './client.ts';
 import type { LinearCredentials, LinearSettings } from './schemas.ts';
 

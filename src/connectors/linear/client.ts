@@ -1,6 +1,5 @@
 import { AuthenticationLinearError, ForbiddenLinearError, LinearClient, LinearError, RatelimitedLinearError } from '@linear/sdk';
-import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
-import type { SourceContext } from '../contract.ts';
+import { type SourceContext, VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 import type { LinearCredentials, LinearSettings } from './schemas.ts';
 
 type Ctx = SourceContext<LinearCredentials, LinearSettings>;

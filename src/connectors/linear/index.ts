@@ -1,4 +1,4 @@
-import type { KindDefinition } from '../contract.ts';
+import type { KindDefinition } from '../kit/index.ts';
 import { linearActions } from './actions.ts';
 import { linearRequest, mapLinearError } from './client.ts';
 import { type LinearCredentials, type LinearSettings, linearCredentials, linearSettings } from './schemas.ts';
@@ -10,7 +10,8 @@ export const linearKind: KindDefinition<LinearCredentials, LinearSettings, Linea
   type: 'linear',
   displayName: 'Linear',
   category: 'issue_tracker',
-  authType: 'api_key',
+  group: 'developer_tools',
+  authTypes: ['api_key'],
   credentials: linearCredentials,
   settings: linearSettings,
   contentTypes: ['issues', 'projects', 'cycles', 'documents', 'project_milestones', 'comments', 'attachments'],

@@ -1,4 +1,4 @@
-import type { SourceDocument } from '../contract.ts';
+import type { SourceDocument } from '../kit/index.ts';
 
 /** Pure mappings from Linear GraphQL nodes (the fields our queries select) to documents. External ids are Linear's ids. */
 interface Named {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings } from '../common-settings.ts';
+import { commonSettings } from '../kit/index.ts';
 
 export const linearCredentials = z
   .object({ api_key: z.string().min(1).describe('Linear personal API key (lin_api_…) from Settings → Account → Security & access; read access, write for actions') })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
+import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
 import { linearRequest } from './client.ts';
 import {
   attachmentToDocument,

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { InvalidInputLinearError } from '@linear/sdk';
-import { constantTimeEqual } from '../../platform/secrets.ts';
-import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
+import { constantTimeEqual, type SourceContext, type SourceDocument, type WebhookCapability } from '../kit/index.ts';
 import { linearRequest } from './client.ts';
 import type { LinearCredentials, LinearSettings } from './schemas.ts';
 import { ENTITIES, type Entity, type EntityName } from './sync.ts';

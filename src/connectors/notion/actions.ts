@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActionDefinition } from '../contract.ts';
+import type { ActionDefinition } from '../kit/index.ts';
 import { notionCall } from './client.ts';
 import type { NotionCredentials, NotionSettings } from './schemas.ts';
 

@@ -1,7 +1,5 @@
 import { APIErrorCode, APIResponseError, Client, LogLevel } from '@notionhq/client';
-import { parseRetryAfter } from '../../sync/limits.ts';
-import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
-import type { SourceContext } from '../contract.ts';
+import { parseRetryAfter, type SourceContext, VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 import type { NotionCredentials, NotionSettings } from './schemas.ts';
 
 type Ctx = SourceContext<NotionCredentials, NotionSettings>;

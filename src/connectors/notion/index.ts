@@ -1,4 +1,4 @@
-import type { KindDefinition } from '../contract.ts';
+import type { KindDefinition } from '../kit/index.ts';
 import { notionActions } from './actions.ts';
 import { mapNotionError, notionCall } from './client.ts';
 import { type NotionCredentials, type NotionSettings, notionCredentials, notionSettings } from './schemas.ts';
@@ -9,7 +9,8 @@ export const notionKind: KindDefinition<NotionCredentials, NotionSettings, Notio
   type: 'notion',
   displayName: 'Notion',
   category: 'document_workspace',
-  authType: 'oauth2',
+  group: 'productivity',
+  authTypes: ['oauth2', 'api_key'],
   credentials: notionCredentials,
   settings: notionSettings,
   contentTypes: ['pages', 'databases', 'database_rows', 'comments', 'blocks'],

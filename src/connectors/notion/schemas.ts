@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings } from '../common-settings.ts';
+import { commonSettings } from '../kit/index.ts';
 
 export const notionCredentials = z
   .object({

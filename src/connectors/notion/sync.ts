@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../contract.ts';
+import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
 import { notionCall } from './client.ts';
 import { commentToDocument, dataSourceToDocument, isGone, isRow, laterIso, type NotionComment, type NotionDataSource, type NotionPage, pageToDocument, type Users } from './map.ts';
 import { type BlockNode, type NotionBlock, OWN_OBJECT_TYPES, plain, renderBlock } from './render.ts';

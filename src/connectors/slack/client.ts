@@ -1,6 +1,5 @@
 import { ErrorCode, LogLevel, WebClient } from '@slack/web-api';
-import { VendorAuthError, VendorRateLimitedError } from '../../sync/vendor-errors.ts';
-import type { SourceContext } from '../contract.ts';
+import { type SourceContext, VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 import type { SlackCredentials, SlackSettings } from './schemas.ts';
 
 type Ctx = SourceContext<SlackCredentials, SlackSettings>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { VendorAuthError } from '../../sync/vendor-errors.ts';
-import type { KindDefinition } from '../contract.ts';
+import { type KindDefinition, VendorAuthError } from '../kit/index.ts';
 import { slackCall } from './client.ts';
 import { type SlackCredentials, type SlackSettings, slackCredentials, slackSettings } from './schemas.ts';
 import { type SlackCursor, type SlackPage, slackSync } from './sync.ts';
@@ -11,7 +10,8 @@ export const slackKind: KindDefinition<SlackCredentials, SlackSettings, SlackCur
   type: 'slack',
   displayName: 'Slack',
   category: 'chat',
-  authType: 'api_key',
+  group: 'productivity',
+  authTypes: ['api_key'],
   credentials: slackCredentials,
   settings: slackSettings,
   contentTypes: ['channels', 'messages', 'threads'],

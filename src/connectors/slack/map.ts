@@ -1,4 +1,4 @@
-import type { SourceDocument } from '../contract.ts';
+import type { SourceDocument } from '../kit/index.ts';
 
 export interface SlackAttachment {
   readonly fallback?: string;

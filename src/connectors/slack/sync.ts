@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Page, SourceContext, StoredRef, SyncCapability, SyncMode } from '../contract.ts';
+import type { Page, SourceContext, StoredRef, SyncCapability, SyncMode } from '../kit/index.ts';
 import { slackCall } from './client.ts';
 import { isContentMessage, messageToDocument, type SlackChannelRef, type SlackMessage } from './map.ts';
 import type { SlackCredentials, SlackSettings } from './schemas.ts';

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { ChannelRenameEvent, MessageChangedEvent, MessageDeletedEvent } from '@slack/types';
-import { constantTimeEqual } from '../../platform/secrets.ts';
-import type { SourceContext, SourceDocument, WebhookCapability } from '../contract.ts';
+import { constantTimeEqual, type SourceContext, type SourceDocument, type WebhookCapability } from '../kit/index.ts';
 import { slackCall } from './client.ts';
 import { isContentMessage, messageToDocument, type SlackChannelRef, type SlackMessage } from './map.ts';
 import type { SlackCredentials, SlackSettings } from './schemas.ts';

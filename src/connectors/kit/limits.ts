@@ -1,4 +1,4 @@
-import type { VendorLimits } from '../connectors/contract.ts';
+import type { VendorLimits } from './contract.ts';
 
 /**
  * Rate limits of one connector, pure: a token bucket per window (second, minute, hour), each sized to

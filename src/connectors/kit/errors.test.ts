@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rateLimitFromResponse } from './vendor-errors.ts';
+import { rateLimitFromResponse } from './errors.ts';
 
 describe('vendor rate limits from responses', () => {
   const headers = (h: Record<string, string>) => (name: string) => h[name];

@@ -43,3 +43,13 @@ export function rateLimitFromResponse(status: number, header: (name: string) => 
   const retryAfter = parseRetryAfter(header('retry-after'), Date.now()) ?? (reset ? Math.max(0, Number(reset) * 1000 - Date.now()) : null);
   return new VendorRateLimitedError(`vendor rate limit (HTTP ${status})`, retryAfter);
 }
+
+/** Finds a vendor error in an error's cause chain (SDKs wrap what fetch throws). */
+export function findVendorError(err: unknown): VendorRateLimitedError | VendorAuthError | null {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e; i++) {
+    if (e instanceof VendorRateLimitedError || e instanceof VendorAuthError) return e;
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return null;
+}

@@ -1,6 +1,19 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 
+/**
+ * Who may read a document at the source, in the one shape every connector stores (the permissions issue enforces it):
+ * `users` are lower-cased email addresses where the vendor resolves them, else `<connector_type>:<vendor user id>`;
+ * `groups` are `<connector_type>:<vendor group id>` (a space, channel, team, project…) or IdP group names; `domain`
+ * lists email domains whose members may read it; `public: true` means anyone in the tenant. No ACL = visible to all.
+ */
+export interface SourceAcl {
+  readonly public?: boolean;
+  readonly domain?: readonly string[];
+  readonly users?: readonly string[];
+  readonly groups?: readonly string[];
+}
+
 /** What a connector turns a vendor object into: the DOC team's DocumentInput shape. */
 export interface SourceDocument {
   readonly external_id: string;
@@ -12,7 +25,8 @@ export interface SourceDocument {
   readonly created_at?: string;
   readonly updated_at?: string;
   readonly metadata?: Record<string, unknown>;
-  readonly acl?: Record<string, unknown>;
+  /** New kinds store the shared `SourceAcl`; the first four kinds still store their older `{ visibility, … }` form. */
+  readonly acl?: SourceAcl | Record<string, unknown>;
 }
 
 export type SyncMode = 'incremental' | 'full';
@@ -29,7 +43,11 @@ export interface SourceContext<C, S> {
   readonly tenantId: string;
   readonly credentials: C;
   readonly settings: S;
-  /** Vendor API base URL override (GitHub Enterprise, tests' fake servers); undefined = the vendor's public API. */
+  /**
+   * The vendor API base URL for this connector: `ATRIUM_CONNECTOR_API_URLS[<kind>]` (proxies, tests' fake servers) wins
+   * over the kind's `apiBaseUrl(settings)` (an Atlassian site, a self-managed GitLab, a SharePoint tenant); undefined =
+   * the vendor's public API.
+   */
   readonly apiBaseUrl: string | undefined;
   /** fetch that waits for the connector's token bucket and throws `VendorRateLimitedError` on 429. */
   readonly fetch: typeof fetch;
@@ -83,7 +101,7 @@ export interface WebhookCapability<C, S> {
   /** Answer within this many ms even when applying is not finished (the vendor retries after a deadline); the rest completes in the background. */
   readonly ackWithinMs?: number;
   /** The delivery's event name as the vendor states it (headers or payload), for answers that apply nothing (paused connector). */
-  eventName?(input: { headers: Record<string, string | undefined>; payload: unknown }): string;
+  eventName(input: { headers: Record<string, string | undefined>; payload: unknown }): string;
   /** Verifies the vendor's signature over the raw body (and timestamp window where the vendor has one). */
   verify(input: { headers: Record<string, string | undefined>; rawBody: string; secret: string; now: Date }): Promise<WebhookVerification>;
   /**
@@ -111,9 +129,29 @@ export interface OAuthCapability {
   readonly extraAuthorizeParams?: Record<string, string>;
 }
 
-export type CredentialCheck = { ok: true; account?: string } | { ok: false; message: string };
+/**
+ * What `validate()` found. `settings`: a patch the validation discovered (an Atlassian `cloudId`, a Drive's root id),
+ * merged into the connector's settings (and parsed with the kind's schema) when the connector becomes `connected`.
+ */
+export type CredentialCheck = { ok: true; account?: string; settings?: Record<string, unknown> } | { ok: false; message: string };
 
-export type ConnectorCategory = 'chat' | 'document_workspace' | 'code_hosting' | 'issue_tracker' | 'push' | 'files';
+export type ConnectorCategory =
+  | 'chat'
+  | 'document_workspace'
+  | 'code_hosting'
+  | 'issue_tracker'
+  | 'push'
+  | 'files'
+  | 'crm'
+  | 'support'
+  | 'llm_provider'
+  | 'email'
+  | 'calendar'
+  | 'work_management'
+  | 'web';
+/** The spec's catalogue grouping (`GET /v1/connectors/catalog` → `group`); `api` and `filesystem` are `other`. */
+export type ConnectorGroup = 'productivity' | 'developer_tools' | 'crm' | 'support' | 'llm_providers' | 'other';
+export const CONNECTOR_GROUPS: readonly ConnectorGroup[] = ['productivity', 'developer_tools', 'crm', 'support', 'llm_providers', 'other'];
 export type AuthType = 'oauth2' | 'api_key' | 'none';
 
 export interface VendorLimits {
@@ -127,11 +165,21 @@ export interface KindDefinition<C, S, Cur = unknown, P = unknown> {
   readonly type: string;
   readonly displayName: string;
   readonly category: ConnectorCategory;
-  readonly authType: AuthType;
+  readonly group: ConnectorGroup;
+  /**
+   * How a connector of this kind can authenticate, preferred first: `oauth2` (needs `oauth`), `api_key` (a token or key
+   * in `credentials`), or `none`. Every SaaS kind of the first four groups offers `oauth2`.
+   */
+  readonly authTypes: readonly AuthType[];
   readonly credentials: z.ZodType<C>;
   readonly settings: z.ZodType<S>;
   readonly contentTypes: readonly string[];
   readonly vendorLimits: VendorLimits;
+  /**
+   * The vendor API base from the connector's settings (`site_url` / `base_url`), for vendors with one host per customer;
+   * `ATRIUM_CONNECTOR_API_URLS[<kind>]` wins over it. Omitted: the vendor's public API.
+   */
+  apiBaseUrl?(settings: S): string | undefined;
   /** True when the credentials alone let the connector work (no OAuth redirect needed). */
   hasUsableCredentials(credentials: C): boolean;
   validate?(ctx: SourceContext<C, S>): Promise<CredentialCheck>;

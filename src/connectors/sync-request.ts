@@ -1,6 +1,6 @@
-import { getKind } from '../connectors/catalog.ts';
-import { syncBlockedReason } from '../connectors/states.ts';
-import { applyTransition, getConnector } from '../connectors/store.ts';
+import { getKind } from './catalog.ts';
+import { syncBlockedReason } from './states.ts';
+import { applyTransition, getConnector } from './store.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';

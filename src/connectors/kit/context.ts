@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import type { AnyKind, SourceContext } from '../connectors/contract.ts';
-import type { ConnectorDeps } from '../connectors/deps.ts';
-import { currentOAuthTokens } from '../connectors/oauth/flow.ts';
-import { type ConnectorRecord, getConnector } from '../connectors/store.ts';
-import type { Queryable } from '../platform/db/executor.ts';
-import { NonRetriableError } from '../platform/jobs/index.ts';
-import { maskSecrets, secretStrings } from '../platform/secrets.ts';
+import type { AnyKind, SourceContext } from './contract.ts';
+import type { ConnectorDeps } from '../deps.ts';
+import { currentOAuthTokens } from '../oauth/flow.ts';
+import { type ConnectorRecord, getConnector } from '../store.ts';
+import type { Queryable } from '../../platform/db/executor.ts';
+import { NonRetriableError } from '../../platform/jobs/index.ts';
+import { maskSecrets, secretStrings } from '../../platform/secrets.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
-import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
-import { timeoutSignal } from '../platform/abort.ts';
+import { findVendorError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
+import { timeoutSignal } from '../../platform/abort.ts';
 
-export { rateLimitFromResponse } from './vendor-errors.ts';
+export { findVendorError, rateLimitFromResponse } from './errors.ts';
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -85,16 +85,6 @@ export function vendorFetch(acquire: () => Promise<void>, signal: AbortSignal, t
   };
 }
 
-/** Finds a vendor error in an error's cause chain (SDKs wrap what fetch throws). */
-export function findVendorError(err: unknown): VendorRateLimitedError | VendorAuthError | null {
-  let e: unknown = err;
-  for (let i = 0; i < 5 && e; i++) {
-    if (e instanceof VendorRateLimitedError || e instanceof VendorAuthError) return e;
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return null;
-}
-
 /**
  * When `err` is a vendor rate limit, blocks the connector in every process for its Retry-After (else one backoff
  * step) and returns it; otherwise returns null. For callers outside the sync engine (webhooks, actions, validation).
@@ -155,12 +145,13 @@ export async function buildSourceContext(
   const credentials = kind.credentials.safeParse(merged);
   if (!credentials.success) throw new VendorAuthError('stored credentials no longer match the connector kind: supply new credentials');
   const acquire = connectorAcquire(deps.db, connector, kind, opts.signal, opts.acquire);
+  const settings = kind.settings.parse(connector.settings);
   return {
     connectorId: connector.id,
     tenantId: connector.tenantId,
     credentials: credentials.data,
-    settings: kind.settings.parse(connector.settings),
-    apiBaseUrl: deps.config.connectors.apiUrls[kind.type],
+    settings,
+    apiBaseUrl: deps.config.connectors.apiUrls[kind.type] ?? kind.apiBaseUrl?.(settings),
     fetch: vendorFetch(acquire, opts.signal),
     acquire,
     signal: opts.signal,

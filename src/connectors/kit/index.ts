@@ -1,0 +1,33 @@
+/**
+ * The connector kit: everything a kind folder (src/connectors/<kind>/) may import besides its vendor's SDK.
+ * The contract it implements, the vendor errors the sync engine understands, one HTTP helper that classifies
+ * vendor answers, Retry-After parsing and backoff, settings helpers, and the few platform utilities kinds need.
+ */
+export type {
+  ActionDefinition,
+  AnyKind,
+  AuthType,
+  ConnectorCategory,
+  ConnectorGroup,
+  CredentialCheck,
+  KindDefinition,
+  OAuthCapability,
+  Page,
+  SourceAcl,
+  SourceContext,
+  SourceDocument,
+  StoredRef,
+  SyncCapability,
+  SyncMode,
+  VendorLimits,
+  WebhookCapability,
+  WebhookVerification,
+} from './contract.ts';
+export { CONNECTOR_GROUPS } from './contract.ts';
+export { authErrorMessage, findVendorError, rateLimitFromResponse, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
+export { bearer, checkResponse, joinUrl, VendorHttpError, type VendorRequest, vendorFetch, vendorJson } from './http.ts';
+export { parseRetryAfter, rateLimitDelayMs } from './limits.ts';
+export { commonSettings, siteUrl } from './settings.ts';
+export { validateWith } from './validate.ts';
+export { constantTimeEqual } from '../../platform/secrets.ts';
+export { type FolderState, folderSettingsSchema, folderStateSchema, type ParsedFile, parseFile, parseHtml, scanFolder, SUPPORTED_EXTENSIONS, formatOf } from '../../documents/files/index.ts';
