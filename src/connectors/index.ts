@@ -4,7 +4,16 @@ export { type CatalogEntry, catalogEntry, getKind, listKinds, setFilesystemRoots
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './kit/contract.ts';
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
-export { type CreatedConnector, createConnector, describeConnector, removeConnector, replaceCredentials, setPaused } from './service.ts';
+export {
+  type CreatedConnector,
+  completeOAuthCallback,
+  createConnector,
+  describeConnector,
+  oauthUrlFor,
+  removeConnector,
+  replaceCredentials,
+  setPaused,
+} from './service.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
 export {
   applyTransition,

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { timeoutSignal } from '../platform/abort.ts';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import type { Queryable } from '../platform/db/index.ts';
@@ -13,7 +15,8 @@ import { nextIncrementalAt, scheduleFor } from './schedule.ts';
 import { SourceSettingsError } from './kit/errors.ts';
 import { getKind, listKinds } from './catalog.ts';
 import type { ConnectorDeps } from './deps.ts';
-import { createOAuthUrl } from './oauth/flow.ts';
+import { buildSourceContext } from './kit/context.ts';
+import { completeOAuth, createOAuthUrl, type OAuthCallbackOutcome } from './oauth/flow.ts';
 import type { ConnectorState } from './states.ts';
 import { applyTransition, type ConnectorRecord, countConnectorDocuments, deleteConnectorRow, getConnector, insertConnector, updateConnectorFields } from './store.ts';
 
@@ -223,4 +226,56 @@ export async function replaceCredentials(deps: ConnectorDeps, principal: Princip
   const updated = await getConnector(deps.db, principal.tenantId, id);
   if (!updated) throw Errors.notFound('connector', id);
   return updated;
+}
+
+/**
+ * The authorization URL for `connector_type`: for an existing connector (`connectorId`: connect or reconnect it), or,
+ * without one, for a new connector that the callback creates once the code exchange succeeds.
+ */
+export async function oauthUrlFor(
+  deps: ConnectorDeps,
+  principal: Principal,
+  input: { connectorType: string; connectorId?: string; displayName?: string },
+): Promise<{ url: string; state: string }> {
+  const kind = getKind(input.connectorType);
+  if (!kind) {
+    throw Errors.validation(`unknown connector_type '${input.connectorType}': one of ${listKinds().map((k) => k.type).join(', ')}`, [
+      { path: 'connector_type', message: 'unknown connector type' },
+    ]);
+  }
+  if (!input.connectorId) {
+    return createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: null, connectorType: kind.type, displayName: input.displayName, actor: { id: principal.id, userId: principal.userId } });
+  }
+  const c = await getConnector(deps.db, principal.tenantId, input.connectorId);
+  if (!c) throw Errors.notFound('connector', input.connectorId);
+  if (c.type !== kind.type) {
+    throw Errors.validation(`connector '${c.id}' is a '${c.type}' connector, not '${kind.type}'`, [{ path: 'connector_type', message: 'does not match the connector' }]);
+  }
+  return createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: c.id, connectorType: c.type, connector: c });
+}
+
+/**
+ * The OAuth callback. A connector it created and no display name was asked for is named after the vendor account
+ * the token belongs to (`<Kind> (<account>)`, from the kind's own credential check), when the vendor answers it.
+ */
+export async function completeOAuthCallback(deps: ConnectorDeps, input: { state: string; code?: string; error?: string }, log: Logger): Promise<OAuthCallbackOutcome> {
+  const outcome = await completeOAuth(deps, input);
+  if (!outcome.ok || outcome.named) return outcome;
+  const c = await getConnector(deps.db, outcome.tenantId, outcome.connectorId);
+  const kind = c ? getKind(c.type) : undefined;
+  if (!c || !kind?.validate) return outcome;
+  try {
+    const source = await buildSourceContext(deps, c, kind, { signal: timeoutSignal(15_000), log });
+    const check = await kind.validate(source);
+    if (check.ok && check.settings) {
+      const merged = { ...c.settings, ...check.settings };
+      kind.settings.parse(merged);
+      await updateConnectorFields(deps.db, c.tenantId, c.id, { settings: merged });
+    }
+    if (check.ok && check.account) await updateConnectorFields(deps.db, c.tenantId, c.id, { displayName: `${kind.displayName} (${check.account})`.slice(0, 200) });
+  } catch (err) {
+    // The connector works without a better name; the first sync reports any real problem.
+    log.warn({ connector_id: c.id, err: err instanceof Error ? err.message : String(err) }, 'could not name the new OAuth connector after its vendor account');
+  }
+  return outcome;
 }

@@ -202,6 +202,7 @@ export async function updateConnectorFields(
     nextIncrementalAt?: Date | null;
     nextFullAt?: Date | null;
     settings?: Record<string, unknown>;
+    displayName?: string;
   },
 ): Promise<void> {
   const sets = ['updated_at = now()'];
@@ -218,5 +219,6 @@ export async function updateConnectorFields(
   if (fields.nextIncrementalAt !== undefined) set('next_incremental_at', fields.nextIncrementalAt?.toISOString() ?? null);
   if (fields.nextFullAt !== undefined) set('next_full_at', fields.nextFullAt?.toISOString() ?? null);
   if (fields.settings !== undefined) set('settings', JSON.stringify(fields.settings));
+  if (fields.displayName !== undefined) set('display_name', fields.displayName);
   await db.query(`UPDATE connectors SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2`, params);
 }

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { currentOAuthTokens, getConnector } from '../../src/connectors/index.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
+import { startFakeLinear } from '../fakes/linear.ts';
 import { type FakeOAuth, startFakeOAuth } from '../fakes/oauth.ts';
+import { loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { connectorWorker, syncConnector } from './support.ts';
 
 describe('connector OAuth 2.0 (authorization code + PKCE, refresh)', () => {
   let t: TestApp;
@@ -40,7 +43,7 @@ describe('connector OAuth 2.0 (authorization code + PKCE, refresh)', () => {
     const code = idp.authorize(oauthUrl);
     const done = await callback(state, code);
     assert.equal(done.statusCode, 200, done.body);
-    assert.deepEqual(done.json(), { status: 'connected', connector_id: id });
+    assert.deepEqual(done.json(), { status: 'connected', connector_id: id, created: false });
     const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
     assert.equal(c.status, 'connected');
     assert.equal(c.oauth.connected, true);
@@ -157,6 +160,117 @@ describe('connector OAuth 2.0 (authorization code + PKCE, refresh)', () => {
       assert.deepEqual(list.json().connectors, [], 'nothing half-created');
     } finally {
       await bare.close();
+    }
+  });
+
+  it('oauth-url with no parameters: the callback creates the connector once the exchange succeeds, named as asked', async () => {
+    const before = (await t.app.inject({ method: 'GET', url: '/v1/connectors', headers: t.admin })).json().connectors.length;
+    const r = await t.app.inject({ method: 'GET', url: '/v1/connectors/github/oauth-url?display_name=Engineering%20GitHub', headers: t.admin });
+    assert.equal(r.statusCode, 200, r.body);
+    const { url, state, callback_url } = r.json();
+    assert.equal(callback_url, 'https://atrium.example.com/v1/connectors/oauth/callback');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/connectors', headers: t.admin })).json().connectors.length, before, 'nothing is created before the callback');
+    const refused = await callback(state, 'forged-code-000000000');
+    assert.equal(refused.statusCode, 400, 'a failed exchange creates nothing');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/connectors', headers: t.admin })).json().connectors.length, before);
+
+    const again = (await t.app.inject({ method: 'GET', url: '/v1/connectors/github/oauth-url?display_name=Engineering%20GitHub', headers: t.admin })).json();
+    const done = await callback(again.state, idp.authorize(again.url));
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.json().created, true);
+    const id = done.json().connector_id;
+    const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+    assert.equal(c.display_name, 'Engineering GitHub');
+    assert.equal(c.status, 'connected');
+    assert.equal(c.oauth.connected, true);
+    assert.ok(c.schedule.next_full_at, 'its first full sync is due');
+    const audit = await t.db.query<{ action: string }>("SELECT action FROM audit_events WHERE details->>'connector_id' = $1 ORDER BY id", [id]);
+    assert.deepEqual(audit.rows.map((x) => x.action), ['connector.created', 'connector.oauth_completed']);
+    assert.ok(url.includes('code_challenge='));
+  });
+
+  it('oauth-url refuses an unknown kind, a kind without OAuth, and display_name beside connector_id', async () => {
+    const unknown = await t.app.inject({ method: 'GET', url: '/v1/connectors/nope/oauth-url', headers: t.admin });
+    assert.equal(unknown.statusCode, 400);
+    assert.equal(unknown.json().error.details.problems[0].path, 'connector_type');
+    const push = await t.app.inject({ method: 'GET', url: '/v1/connectors/api/oauth-url', headers: t.admin });
+    assert.equal(push.statusCode, 422);
+    assert.equal(push.json().error.code, 'oauth_unsupported');
+    const both = await t.app.inject({ method: 'GET', url: '/v1/connectors/github/oauth-url?connector_id=x&display_name=y', headers: t.admin });
+    assert.equal(both.statusCode, 400);
+    const viewer = await t.keyWith(['query']);
+    const denied = await t.app.inject({ method: 'GET', url: '/v1/connectors/github/oauth-url', headers: { authorization: viewer.authorization } });
+    assert.equal(denied.statusCode, 403);
+  });
+});
+
+describe('Slack and Linear connect with OAuth 2.0 (and keep their token / key credentials)', () => {
+  it('Slack OAuth v2: the bot token from oauth.v2.access syncs; the connector is named after the workspace', async () => {
+    const seed = await loadSlackExport();
+    const slack = await startFakeSlack(seed, { pageSize: 50 });
+    const idp = await startFakeOAuth({ id: 'slack-client', secret: 'slack-secret' }, { accessToken: () => slack.token, extra: { ok: true, team: { id: 'T1', name: 'Acme' }, bot_user_id: 'B1' } });
+    const t = await createTestApp({
+      env: {
+        ATRIUM_SYNC_SCHEDULER: 'false',
+        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ slack: slack.url }),
+        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ slack: { client_id: 'slack-client', client_secret: 'slack-secret', authorize_url: idp.authorizeUrl, token_url: idp.tokenUrl } }),
+      },
+    });
+    try {
+      const cat = (await t.app.inject({ method: 'GET', url: '/v1/connectors/catalog', headers: t.admin })).json().connectors;
+      const entry = cat.find((k: { connector_type: string }) => k.connector_type === 'slack');
+      assert.deepEqual(entry.auth_types, ['oauth2', 'api_key']);
+      assert.equal(entry.group, 'productivity');
+      const r = (await t.app.inject({ method: 'GET', url: '/v1/connectors/slack/oauth-url', headers: t.admin })).json();
+      const u = new URL(r.url);
+      assert.equal(u.searchParams.get('scope')?.split(',').includes('channels:history'), true, 'Slack scopes are comma-separated');
+      const done = await t.app.inject({ method: 'GET', url: `/v1/connectors/oauth/callback?state=${encodeURIComponent(r.state)}&code=${encodeURIComponent(idp.authorize(r.url))}` });
+      assert.equal(done.statusCode, 200, done.body);
+      const id = done.json().connector_id;
+      const c = (await t.app.inject({ method: 'GET', url: `/v1/connectors/${id}`, headers: t.admin })).json();
+      assert.match(c.display_name, /^Slack \(.+\)$/, 'named after the account auth.test answers');
+      const worker = connectorWorker(t);
+      const synced = await syncConnector(t, worker, id, true);
+      assert.equal(synced.sync_runs[0].status, 'completed', JSON.stringify(synced.sync_runs[0]));
+      assert.ok(synced.document_count > 0);
+      // The token credential still works beside OAuth.
+      const byToken = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'slack', display_name: 'by token', credentials: { token: slack.token } } });
+      assert.equal(byToken.statusCode, 201, byToken.body);
+      assert.equal(byToken.json().oauth_url, null);
+    } finally {
+      await t.close();
+      await slack.close();
+      await idp.close();
+    }
+  });
+
+  it('Linear OAuth 2.0: the access token is sent as a Bearer token and syncs; an API key still works', async () => {
+    const lin = await startFakeLinear();
+    const idp = await startFakeOAuth({ id: 'lin-client', secret: 'lin-secret' }, { accessToken: () => lin.oauthToken });
+    const t = await createTestApp({
+      env: {
+        ATRIUM_SYNC_SCHEDULER: 'false',
+        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ linear: lin.url }),
+        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ linear: { client_id: 'lin-client', client_secret: 'lin-secret', authorize_url: idp.authorizeUrl, token_url: idp.tokenUrl } }),
+      },
+    });
+    try {
+      const r = (await t.app.inject({ method: 'GET', url: '/v1/connectors/linear/oauth-url?display_name=Linear%20OAuth', headers: t.admin })).json();
+      assert.equal(new URL(r.url).searchParams.get('scope'), 'read,write');
+      const done = await t.app.inject({ method: 'GET', url: `/v1/connectors/oauth/callback?state=${encodeURIComponent(r.state)}&code=${encodeURIComponent(idp.authorize(r.url))}` });
+      assert.equal(done.statusCode, 200, done.body);
+      const worker = connectorWorker(t);
+      const synced = await syncConnector(t, worker, done.json().connector_id, true);
+      assert.equal(synced.sync_runs[0].status, 'completed', JSON.stringify(synced.sync_runs[0]));
+      assert.ok(synced.document_count > 0);
+      const byKey = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'linear', display_name: 'by key', credentials: { api_key: lin.apiKey } } });
+      assert.equal(byKey.statusCode, 201, byKey.body);
+      await worker.drain();
+      assert.equal((await t.app.inject({ method: 'GET', url: `/v1/connectors/${byKey.json().connector_id}`, headers: t.admin })).json().status, 'connected');
+    } finally {
+      await t.close();
+      await lin.close();
+      await idp.close();
     }
   });
 });

@@ -184,6 +184,8 @@ export interface LinearData {
 export interface FakeLinear {
   readonly url: string;
   readonly apiKey: string;
+  /** An OAuth access token the fake accepts (as a Bearer token). */
+  readonly oauthToken: string;
   readonly data: LinearData;
   readonly calls: { operation: string; variables: Record<string, unknown> }[];
   /** The next `count` requests are rate limited: `graphql` = HTTP 400 + RATELIMITED (reset header), `http` = HTTP 429 + Retry-After. */
@@ -395,6 +397,7 @@ function connection<T extends { id: string; createdAt: string; updatedAt: string
 
 export async function startFakeLinear(data: LinearData = seedLinear()): Promise<FakeLinear> {
   const apiKey = 'lin_api_fake0123456789abcdefghijklmnopqrstuv';
+  const oauthToken = 'lin_oauth_fake0123456789abcdefghijklmnop';
   const schema = buildSchema(SDL);
   const calls: FakeLinear['calls'] = [];
   let limited = 0;
@@ -497,7 +500,8 @@ export async function startFakeLinear(data: LinearData = seedLinear()): Promise<
             { 'x-ratelimit-requests-remaining': '0', 'x-ratelimit-requests-reset': String(Date.now() + retryAfter * 1000) },
           );
         }
-        if (req.headers.authorization !== apiKey) {
+        // Personal API keys come bare; OAuth access tokens as `Bearer <token>` (Linear's documented forms).
+        if (req.headers.authorization !== apiKey && req.headers.authorization !== `Bearer ${oauthToken}`) {
           return reply(400, {
             errors: [{ message: 'Authentication required, not authenticated', extensions: { type: 'authentication error', code: 'AUTHENTICATION_ERROR', statusCode: 401, userPresentableMessage: 'You need to authenticate to access this operation.' } }],
           });
@@ -515,6 +519,7 @@ export async function startFakeLinear(data: LinearData = seedLinear()): Promise<
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     apiKey,
+    oauthToken,
     data,
     calls,
     rateLimitNext(count, seconds, style = 'graphql') {

@@ -18,7 +18,14 @@ export interface FakeOAuth {
   close(): Promise<void>;
 }
 
-export async function startFakeOAuth(client: { id: string; secret: string }): Promise<FakeOAuth> {
+export interface FakeOAuthOptions {
+  /** The access token the n-th grant issues (default `at-<n>`), e.g. a vendor fake's own token. */
+  readonly accessToken?: (n: number) => string;
+  /** Fields the vendor adds to its token answer (Slack: `ok`, `team`, `bot_user_id`). */
+  readonly extra?: Record<string, unknown>;
+}
+
+export async function startFakeOAuth(client: { id: string; secret: string }, opts: FakeOAuthOptions = {}): Promise<FakeOAuth> {
   const codes = new Map<string, { challenge: string; redirectUri: string }>();
   const refresh = new Set<string>();
   const grants: Record<string, string>[] = [];
@@ -40,7 +47,7 @@ export async function startFakeOAuth(client: { id: string; secret: string }): Pr
         issued++;
         const rt = `rt-${issued}-${randomBytes(4).toString('hex')}`;
         refresh.add(rt);
-        return { access_token: `at-${issued}`, token_type: 'bearer', expires_in: 3600, refresh_token: rt, scope: 'repo read:org read:discussion' };
+        return { ...opts.extra, access_token: opts.accessToken?.(issued) ?? `at-${issued}`, token_type: 'bearer', expires_in: 3600, refresh_token: rt, scope: 'repo read:org read:discussion' };
       };
       if (form.grant_type === 'authorization_code') {
         const c = form.code ? codes.get(form.code) : undefined;

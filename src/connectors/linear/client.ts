@@ -7,7 +7,9 @@ type Ctx = SourceContext<LinearCredentials, LinearSettings>;
 /** The official client pointed at Linear's GraphQL endpoint (or a fake's `<base>/graphql`); the engine owns retries. */
 export function linearClient(ctx: Ctx): LinearClient {
   const apiUrl = ctx.apiBaseUrl ? `${ctx.apiBaseUrl.replace(/\/$/, '')}/graphql` : undefined;
-  return new LinearClient({ apiKey: ctx.credentials.api_key, apiUrl, signal: ctx.signal });
+  // A personal API key is sent bare in Authorization; an OAuth token as a Bearer token (the SDK does both).
+  const auth = ctx.credentials.api_key ? { apiKey: ctx.credentials.api_key } : { accessToken: ctx.credentials.access_token };
+  return new LinearClient({ ...auth, apiUrl, signal: ctx.signal });
 }
 
 /** Milliseconds to wait from Linear's rate-limit answer: Retry-After (s), else the requests reset (epoch ms). */

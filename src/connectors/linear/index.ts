@@ -11,13 +11,21 @@ export const linearKind: KindDefinition<LinearCredentials, LinearSettings, Linea
   displayName: 'Linear',
   category: 'issue_tracker',
   group: 'developer_tools',
-  authTypes: ['api_key'],
+  authTypes: ['oauth2', 'api_key'],
   credentials: linearCredentials,
   settings: linearSettings,
   contentTypes: ['issues', 'projects', 'cycles', 'documents', 'project_milestones', 'comments', 'attachments'],
   // Linear meters API keys per hour (plus query complexity); the agreed per-connector ceiling is 100 requests per minute.
   vendorLimits: { perMinute: 100 },
-  hasUsableCredentials: (c) => Boolean(c.api_key),
+  hasUsableCredentials: (c) => Boolean(c.api_key ?? c.access_token),
+  // Linear OAuth 2.0 (linear.app/developers/oauth-2-0-authentication): comma-separated scopes, PKCE supported.
+  oauth: {
+    authorizeUrl: 'https://linear.app/oauth/authorize',
+    tokenUrl: 'https://api.linear.app/oauth/token',
+    scopes: ['read', 'write'],
+    scopeSeparator: ',',
+    extraAuthorizeParams: { prompt: 'consent' },
+  },
   async validate(ctx) {
     try {
       const r = await linearRequest<{ viewer: { name: string; email?: string | null }; organization: { name: string } }>(ctx, 'query Viewer { viewer { id name email } organization { name } }');

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { commonSettings } from '../kit/index.ts';
 
 export const linearCredentials = z
-  .object({ api_key: z.string().min(1).describe('Linear personal API key (lin_api_…) from Settings → Account → Security & access; read access, write for actions') })
+  .object({
+    api_key: z.string().min(1).optional().describe('Linear personal API key (lin_api_…) from Settings → Account → Security & access; read access, write for actions; or connect with OAuth'),
+    access_token: z.string().min(1).optional().describe('an OAuth 2.0 access token (set by the OAuth callback)'),
+  })
   .strict();
 export type LinearCredentials = z.infer<typeof linearCredentials>;
 

@@ -3,12 +3,15 @@ import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
 import type { Queryable } from '../../platform/db/index.ts';
 import { Errors } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
 import { Ops } from '../../platform/operations.ts';
 import { maskSecrets, secretStrings } from '../../platform/secrets.ts';
 import { getKind } from '../catalog.ts';
 import type { ConnectorDeps } from '../deps.ts';
+import type { AnyKind } from '../kit/contract.ts';
+import { nextIncrementalAt, scheduleFor } from '../schedule.ts';
 import { nextState } from '../states.ts';
-import { applyTransition, type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
+import { applyTransition, type ConnectorRecord, getConnector, insertConnector, updateConnectorFields } from '../store.ts';
 
 export const OAUTH_CALLBACK_PATH = '/v1/connectors/oauth/callback';
 const STATE_TTL_MS = 10 * 60_000;
@@ -59,7 +62,16 @@ export function assertCanAuthorize(connector: Pick<ConnectorRecord, 'id' | 'stat
  */
 export async function createOAuthUrl(
   deps: ConnectorDeps,
-  input: { tenantId: string; connectorId: string; connectorType: string; connector?: Pick<ConnectorRecord, 'id' | 'status' | 'pausedFrom'> },
+  input: {
+    tenantId: string;
+    /** null: connect a new connector, created by the callback once the exchange succeeds. */
+    connectorId: string | null;
+    connectorType: string;
+    connector?: Pick<ConnectorRecord, 'id' | 'status' | 'pausedFrom'>;
+    /** For a new connector: its display name (default: from the vendor account) and who asked (for the audit log). */
+    displayName?: string;
+    actor?: { id: string; userId?: string | null };
+  },
 ): Promise<{ url: string; state: string }> {
   const c = oauthClient(deps, input.connectorType);
   if (input.connector) assertCanAuthorize(input.connector);
@@ -67,9 +79,19 @@ export async function createOAuthUrl(
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   await deps.db.query(
-    `INSERT INTO connector_oauth_states (state_hash, tenant_id, connector_id, connector_type, code_verifier_enc, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [hashState(state), input.tenantId, input.connectorId, input.connectorType, deps.secrets.seal(verifier), new Date(deps.clock.now().getTime() + STATE_TTL_MS).toISOString()],
+    `INSERT INTO connector_oauth_states (state_hash, tenant_id, connector_id, connector_type, code_verifier_enc, expires_at, display_name, actor_id, user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      hashState(state),
+      input.tenantId,
+      input.connectorId,
+      input.connectorType,
+      deps.secrets.seal(verifier),
+      new Date(deps.clock.now().getTime() + STATE_TTL_MS).toISOString(),
+      input.displayName ?? null,
+      input.actor?.id ?? null,
+      input.actor?.userId ?? null,
+    ],
   );
   const url = new URL(c.authorizeUrl);
   url.searchParams.set('client_id', c.clientId);
@@ -127,7 +149,8 @@ async function storeTokens(
   });
 }
 
-export type OAuthCallbackOutcome = { ok: true; connectorId: string; tenantId: string } | { ok: false; reason: string };
+/** `created`: the callback created the connector (oauth-url without a connector); `named`: a display name was asked for. */
+export type OAuthCallbackOutcome = { ok: true; connectorId: string; tenantId: string; created: boolean; named: boolean } | { ok: false; reason: string };
 
 /**
  * The callback: consumes the state (once, before expiry), checks the connector can still move to `connected`,
@@ -142,26 +165,35 @@ export async function completeOAuth(deps: ConnectorDeps, input: { state: string;
   const row = r.rows[0];
   if (!row) return { ok: false, reason: 'unknown, expired or already used OAuth state: start again from the oauth-url endpoint' };
   const tenantId = String(row.tenant_id);
-  const connectorId = String(row.connector_id);
   if (input.error || !input.code) return { ok: false, reason: `the provider refused the authorization: ${input.error ?? 'no code returned'}` };
   const c = oauthClient(deps, String(row.connector_type));
+  const verifier = deps.secrets.open(String(row.code_verifier_enc));
+  const exchange = async (): Promise<z.infer<typeof tokenResponse> | { failed: string }> => {
+    try {
+      return await tokenRequest(c.tokenUrl, { grant_type: 'authorization_code', code: input.code ?? '', redirect_uri: c.redirectUri, code_verifier: verifier }, c.clientId, c.clientSecret);
+    } catch (err) {
+      // The vendor's error may echo the code, the verifier or the client secret: none of them is shown or stored.
+      const secrets = secretStrings([input.code, c.clientSecret, verifier]);
+      return { failed: maskSecrets(`token exchange failed: ${err instanceof Error ? err.message : String(err)}`, secrets) };
+    }
+  };
+  if (row.connector_id === null || row.connector_id === undefined) {
+    const tokens = await exchange();
+    if ('failed' in tokens) return { ok: false, reason: tokens.failed };
+    const connectorId = await createConnectedConnector(deps, tenantId, c.kind, tokens, {
+      displayName: typeof row.display_name === 'string' ? row.display_name : null,
+      actorId: typeof row.actor_id === 'string' ? row.actor_id : null,
+      userId: typeof row.user_id === 'string' ? row.user_id : null,
+    });
+    return { ok: true, connectorId, tenantId, created: true, named: typeof row.display_name === 'string' };
+  }
+  const connectorId = String(row.connector_id);
   const before = await getConnector(deps.db, tenantId, connectorId);
   if (!before) return { ok: false, reason: `connector '${connectorId}' no longer exists` };
   const allowed = nextState(before.status, 'oauth_completed', before.pausedFrom);
   if (!allowed.ok) return { ok: false, reason: allowed.reason };
-  let tokens: z.infer<typeof tokenResponse>;
-  try {
-    tokens = await tokenRequest(
-      c.tokenUrl,
-      { grant_type: 'authorization_code', code: input.code, redirect_uri: c.redirectUri, code_verifier: deps.secrets.open(String(row.code_verifier_enc)) },
-      c.clientId,
-      c.clientSecret,
-    );
-  } catch (err) {
-    // The vendor's error may echo the code, the verifier or the client secret: none of them is shown or stored.
-    const secrets = secretStrings([input.code, c.clientSecret, deps.secrets.open(String(row.code_verifier_enc))]);
-    return { ok: false, reason: maskSecrets(`token exchange failed: ${err instanceof Error ? err.message : String(err)}`, secrets) };
-  }
+  const tokens = await exchange();
+  if ('failed' in tokens) return { ok: false, reason: tokens.failed };
   // The state may have changed during the exchange (a pause, say): then nothing is stored.
   const moved = await deps.db.transaction(async (tx) => {
     const m = await applyTransition(tx, tenantId, connectorId, 'oauth_completed');
@@ -170,7 +202,44 @@ export async function completeOAuth(deps: ConnectorDeps, input: { state: string;
   });
   if (!moved.ok) return { ok: false, reason: moved.reason };
   await recordAudit(deps.db, { tenantId, action: Ops.connectorOAuthCompleted, details: { connector_id: connectorId, connector_type: c.kind.type } });
-  return { ok: true, connectorId, tenantId };
+  return { ok: true, connectorId, tenantId, created: false, named: true };
+}
+
+/**
+ * The connector an oauth-url without a connector asked for, created once the exchange succeeded: `connected` with the
+ * sealed tokens, default settings, and its first full sync due now (as a connector whose credentials validated).
+ */
+async function createConnectedConnector(
+  deps: ConnectorDeps,
+  tenantId: string,
+  kind: AnyKind,
+  tokens: z.infer<typeof tokenResponse>,
+  who: { displayName: string | null; actorId: string | null; userId: string | null },
+): Promise<string> {
+  const now = deps.clock.now();
+  const settings = {};
+  const schedule = scheduleFor(settings, { intervalMinutes: deps.config.connectors.syncIntervalMinutes, fullAtUtc: deps.config.connectors.fullSyncAtUtc });
+  const id = await deps.db.transaction(async (tx) => {
+    const record = await insertConnector(tx, {
+      id: newId(kind.type, '-'),
+      tenantId,
+      type: kind.type,
+      displayName: who.displayName ?? kind.displayName,
+      settings,
+      credentialsEnc: null,
+      webhookSecretEnc: kind.webhook ? deps.secrets.seal(randomBytes(32).toString('hex')) : null,
+      nextIncrementalAt: kind.sync ? nextIncrementalAt(now, schedule) : null,
+      nextFullAt: kind.sync ? now : null,
+    });
+    const moved = await applyTransition(tx, tenantId, record.id, 'oauth_completed');
+    if (!moved.ok) throw new Error(`a new connector could not move to connected: ${moved.reason}`);
+    await storeTokens(deps, tx, tenantId, record.id, tokens);
+    return record.id;
+  });
+  const details = { connector_id: id, connector_type: kind.type, display_name: who.displayName ?? kind.displayName, via: 'oauth' };
+  await recordAudit(deps.db, { tenantId, action: Ops.connectorCreated, actorId: who.actorId ?? undefined, userId: who.userId ?? undefined, details });
+  await recordAudit(deps.db, { tenantId, action: Ops.connectorOAuthCompleted, details: { connector_id: id, connector_type: kind.type } });
+  return id;
 }
 
 /** The connector's OAuth tokens, refreshed first when they expire within REFRESH_MARGIN_MS. Null when it has none. */

@@ -8,7 +8,7 @@ const AUTH_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', '
 
 /** The official WebClient pointed at the vendor (or a fake): our engine owns retries and rate limiting. */
 function client(ctx: Ctx): WebClient {
-  return new WebClient(ctx.credentials.token, {
+  return new WebClient(ctx.credentials.token ?? ctx.credentials.access_token, {
     slackApiUrl: ctx.apiBaseUrl ? `${ctx.apiBaseUrl.replace(/\/$/, '')}/api/` : undefined,
     rejectRateLimitedCalls: true,
     retryConfig: { retries: 0 },

@@ -11,13 +11,20 @@ export const slackKind: KindDefinition<SlackCredentials, SlackSettings, SlackCur
   displayName: 'Slack',
   category: 'chat',
   group: 'productivity',
-  authTypes: ['api_key'],
+  authTypes: ['oauth2', 'api_key'],
   credentials: slackCredentials,
   settings: slackSettings,
   contentTypes: ['channels', 'messages', 'threads'],
   // conversations.history / replies are Web API Tier 3: about 50 requests per minute.
   vendorLimits: { perMinute: 50 },
-  hasUsableCredentials: (c) => Boolean(c.token),
+  // Slack OAuth v2 (api.slack.com/authentication/oauth-v2): the token answer's access_token is the bot token.
+  oauth: {
+    authorizeUrl: 'https://slack.com/oauth/v2/authorize',
+    tokenUrl: 'https://slack.com/api/oauth.v2.access',
+    scopes: ['channels:history', 'channels:read', 'groups:history', 'groups:read', 'users:read', 'users:read.email', 'chat:write'],
+    scopeSeparator: ',',
+  },
+  hasUsableCredentials: (c) => Boolean(c.token ?? c.access_token),
   async validate(ctx) {
     try {
       const r = await slackCall<{ user?: string; team?: string }>(ctx, 'auth.test', {});

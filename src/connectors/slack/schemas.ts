@@ -3,7 +3,8 @@ import { commonSettings } from '../kit/index.ts';
 
 export const slackCredentials = z
   .object({
-    token: z.string().min(1).describe('bot token (xoxb-…) with channels:history, channels:read, users:read (groups:* for private)'),
+    token: z.string().min(1).optional().describe('bot token (xoxb-…) with channels:history, channels:read, users:read (groups:* for private); or connect with OAuth'),
+    access_token: z.string().min(1).optional().describe('the bot token from Slack OAuth v2 (set by the OAuth callback)'),
     signing_secret: z.string().min(1).optional().describe("the Slack app's Signing Secret (Basic Information); needed for real-time Events API deliveries"),
   })
   .strict();

@@ -1,6 +1,6 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { completeOAuth, createOAuthUrl, enableWebhook, executeAction, getConnector, OAUTH_CALLBACK_PATH, receiveWebhook } from '../../connectors/index.ts';
+import { completeOAuthCallback, enableWebhook, executeAction, OAUTH_CALLBACK_PATH, oauthUrlFor, receiveWebhook } from '../../connectors/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
@@ -13,23 +13,21 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
     {
       config: { permission: 'connector:write' },
       schema: {
-        summary: 'The provider authorization URL for a connector in `connecting`/`disconnected`/`error`, 409 in any other state (state: single use, 10 min)',
+        summary:
+          'The provider authorization URL (state: single use, 10 min). Without connector_id the callback creates a new connector once the exchange succeeds (named display_name, else after the vendor account); with connector_id it connects or reconnects that connector (409 unless it is connecting, disconnected or in error)',
         tags: ['connectors'],
         params: z.object({ connector_type: z.string().min(1).max(64) }),
-        querystring: z.object({ connector_id: z.string().min(1).max(200) }),
+        querystring: z.object({ connector_id: z.string().min(1).max(200).optional(), display_name: z.string().trim().min(1).max(200).optional() }),
         response: { 200: z.object({ url: z.string(), state: z.string(), callback_url: z.string() }) },
       },
     },
     async (request) => {
       const principal = principalOf(request);
-      const c = await getConnector(deps.db, principal.tenantId, request.query.connector_id);
-      if (!c) throw Errors.notFound('connector', request.query.connector_id);
-      if (c.type !== request.params.connector_type) {
-        throw Errors.validation(`connector '${c.id}' is a '${c.type}' connector, not '${request.params.connector_type}'`, [
-          { path: 'connector_type', message: 'does not match the connector' },
-        ]);
+      const { connector_id: connectorId, display_name: displayName } = request.query;
+      if (connectorId && displayName) {
+        throw Errors.validation('display_name names a new connector: leave it out with connector_id (rename is not done here)', [{ path: 'display_name', message: 'only without connector_id' }]);
       }
-      const r = await createOAuthUrl(deps, { tenantId: principal.tenantId, connectorId: c.id, connectorType: c.type, connector: c });
+      const r = await oauthUrlFor(deps, principal, { connectorType: request.params.connector_type, connectorId, displayName });
       return { ...r, callback_url: `${deps.config.publicUrl}${OAUTH_CALLBACK_PATH}` };
     },
   );
@@ -40,16 +38,16 @@ export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<voi
       // The provider redirects the user's browser here; the single-use state binds it to tenant and connector.
       config: { permission: 'public' },
       schema: {
-        summary: 'OAuth 2.0 redirect target: exchanges the code and moves the connector to `connected`',
+        summary: 'OAuth 2.0 redirect target: exchanges the code and moves the connector to `connected` (creating it when the oauth-url named none)',
         tags: ['connectors'],
         querystring: z.object({ state: z.string().min(1).max(200), code: z.string().max(4096).optional(), error: z.string().max(500).optional() }),
-        response: { 200: z.object({ status: z.literal('connected'), connector_id: z.string() }) },
+        response: { 200: z.object({ status: z.literal('connected'), connector_id: z.string(), created: z.boolean() }) },
       },
     },
     async (request) => {
-      const outcome = await completeOAuth(deps, request.query);
+      const outcome = await completeOAuthCallback(deps, request.query, request.log);
       if (!outcome.ok) throw Errors.validation(outcome.reason, [{ path: 'state', message: outcome.reason }]);
-      return { status: 'connected' as const, connector_id: outcome.connectorId };
+      return { status: 'connected' as const, connector_id: outcome.connectorId, created: outcome.created };
     },
   );
 
