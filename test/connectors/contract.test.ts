@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getKind, listKinds } from '../../src/connectors/index.ts';
+import { CONNECTOR_GROUPS } from '../../src/connectors/kit/index.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { scheduleDueSyncs } from '../../src/sync/index.ts';
@@ -26,6 +27,20 @@ describe('connector contract: coverage', () => {
       .map((k) => k.type);
     assert.deepEqual(missing, [], `kinds without a contract fixture: ${missing.join(', ')}`);
     for (const type of FIXTURES.keys()) assert.ok(getKind(type), `fixture ${type}.ts names no catalogue kind`);
+  });
+
+  it("every kind has a group of the spec's grouping; SaaS kinds of the first four groups offer OAuth 2.0, LLM providers an API key", () => {
+    for (const k of listKinds()) {
+      assert.ok(CONNECTOR_GROUPS.includes(k.group), `${k.type}: group ${k.group}`);
+      assert.ok(k.authTypes.length > 0, `${k.type}: auth types`);
+      if (['productivity', 'developer_tools', 'crm', 'support'].includes(k.group)) {
+        assert.ok(k.authTypes.includes('oauth2') && k.oauth, `${k.type} (${k.group}) must offer OAuth 2.0`);
+      }
+      if (k.group === 'llm_providers') assert.deepEqual([...k.authTypes], ['api_key'], `${k.type}: LLM providers take an API key`);
+      if (k.authTypes.includes('oauth2')) assert.ok(k.oauth, `${k.type}: oauth2 without an OAuth capability`);
+    }
+    assert.equal(getKind('api')?.group, 'other');
+    assert.equal(getKind('filesystem')?.group, 'other');
   });
 });
 
