@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import JSZip from 'jszip';
+import { bearerToken, VendorFake } from './kit/index.ts';
 
 /**
  * A local Slack Web API fake (api.slack.com/web): `POST /api/<method>` with form or JSON bodies, bearer
@@ -74,10 +73,6 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
   const pageSize = opts.pageSize ?? 20;
   const calls: FakeSlack['calls'] = [];
   const posted: FakeSlack['posted'] = [];
-  let limited = 0;
-  let retryAfter = 1;
-  let slow = 0;
-  let slowMs = 0;
   /** `oldest` / `latest` bounds, exclusive unless `inclusive` (Slack's conversations.history / replies semantics). */
   const inBounds = (m: FakeSlackMessage, args: Record<string, string>) => {
     const inclusive = args.inclusive === 'true' || args.inclusive === '1';
@@ -150,57 +145,37 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
     },
   };
 
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d: Buffer) => {
-      raw += d.toString();
-    });
-    req.on('end', () => {
-      const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
-      const args: Record<string, string> = (req.headers['content-type'] ?? '').includes('json')
-        ? (JSON.parse(raw || '{}') as Record<string, string>)
-        : Object.fromEntries(new URLSearchParams(raw));
-      calls.push({ method, args });
-      const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-        res.end(JSON.stringify(body));
-      };
-      if (limited > 0) {
-        limited--;
-        return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
-      }
-      if (req.headers.authorization !== `Bearer ${token}` && args.token !== token) return reply(200, { ok: false, error: 'invalid_auth' });
-      const fn = methods[method];
-      if (!fn) return reply(200, { ok: false, error: 'unknown_method' });
-      const out = fn(args);
-      if (slow > 0) {
-        slow--;
-        setTimeout(() => reply(200, { ok: true, ...out }), slowMs);
-        return;
-      }
-      return reply(200, { ok: true, ...out });
-    });
+  // The shared vendor fake: token check, request log, injected 429 / slow answers; Slack's own shapes below.
+  const fake = new VendorFake({
+    name: 'Slack',
+    tokens: [token],
+    // Web API clients send the token as a Bearer header, or as a `token` argument in the body.
+    tokenOf: ({ headers, body }) => bearerToken({ headers }) ?? ((body as Record<string, string> | undefined)?.token || null),
+    // Slack answers a bad token with HTTP 200 and ok:false (api.slack.com/web#responses).
+    unauthorized: () => ({ json: { ok: false, error: 'invalid_auth' } }),
+    rateLimited: () => ({ status: 429, json: { ok: false, error: 'ratelimited' } }),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.route('POST', '/api/:method', (req) => {
+    const args = (typeof req.body === 'object' && req.body ? req.body : {}) as Record<string, string>;
+    calls.push({ method: req.params.method ?? '', args });
+    const fn = methods[req.params.method ?? ''];
+    if (!fn) return { json: { ok: false, error: 'unknown_method' } };
+    return { json: { ok: true, ...fn(args) } };
+  });
+  await fake.start();
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: fake.url,
     token,
     channels: seed.channels,
     users: seed.users,
     calls,
     posted,
     rateLimitNext(count, seconds) {
-      limited = count;
-      retryAfter = seconds;
+      fake.rateLimitNext(count, seconds);
     },
     slowNext(count, ms) {
-      slow = count;
-      slowMs = ms;
+      fake.slowNext(count, ms);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => fake.close(),
   };
 }

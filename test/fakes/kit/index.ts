@@ -44,7 +44,7 @@ export interface VendorFakeOptions {
   /** Tokens the fake accepts (revocable with `revoke`); empty = any request is authorized. */
   readonly tokens?: readonly string[];
   /** How this vendor's requests carry the credential; default `Authorization: Bearer <token>`. */
-  readonly tokenOf?: (req: { headers: http.IncomingHttpHeaders; query: URLSearchParams }) => string | null;
+  readonly tokenOf?: (req: { headers: http.IncomingHttpHeaders; query: URLSearchParams; body: unknown }) => string | null;
   /** Paths that need no token (an OAuth token endpoint). */
   readonly publicPath?: (path: string) => boolean;
   /** The vendor's answer to a missing or wrong token; default 401 `{ error: 'unauthorized' }`. */
@@ -64,7 +64,7 @@ interface Route {
 
 interface Injected {
   remaining: number;
-  readonly kind: 'rate_limit' | 'server_error';
+  readonly kind: 'rate_limit' | 'server_error' | 'slow';
   readonly status: number;
   readonly retryAfterSeconds: number;
   readonly match: (req: FakeRequest) => boolean;
@@ -138,6 +138,12 @@ export class VendorFake {
     return this;
   }
 
+  /** The next `count` matching requests are answered normally, but only after `ms` (a hung or slow vendor). */
+  slowNext(count: number, ms: number, match: (req: FakeRequest) => boolean = () => true): this {
+    this.injected.push({ remaining: count, kind: 'slow', status: ms, retryAfterSeconds: 0, match });
+    return this;
+  }
+
   /** The token stops working (a user revoked the app or the token). */
   revoke(token: string): this {
     this.tokens.delete(token);
@@ -180,15 +186,19 @@ export class VendorFake {
   private async handle(req: http.IncomingMessage, rawBody: string): Promise<FakeReply & { logged: Omit<LoggedRequest, 'status'> }> {
     const url = new URL(req.url ?? '/', this.base);
     const method = (req.method ?? 'GET').toUpperCase();
-    const token = (this.options.tokenOf ?? bearerToken)({ headers: req.headers, query: url.searchParams });
+    const body = parseBody(rawBody, req.headers['content-type']);
+    const token = (this.options.tokenOf ?? bearerToken)({ headers: req.headers, query: url.searchParams, body });
     const logged = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), token };
-    const base = { method, path: url.pathname, url, query: url.searchParams, headers: req.headers, rawBody, body: parseBody(rawBody, req.headers['content-type']), token };
+    const base = { method, path: url.pathname, url, query: url.searchParams, headers: req.headers, rawBody, body, token };
     const open = this.options.publicPath?.(url.pathname) ?? false;
     if (!open && this.tokens.size > 0 && (!token || !this.tokens.has(token))) {
       return { ...(this.options.unauthorized?.({ ...base, params: {} }) ?? { status: 401, json: { error: 'unauthorized' } }), logged };
     }
     const fault = this.injected.find((f) => f.remaining > 0 && f.match({ ...base, params: {} }));
-    if (fault) {
+    if (fault?.kind === 'slow') {
+      fault.remaining--;
+      await new Promise((resolve) => setTimeout(resolve, fault.status));
+    } else if (fault) {
       fault.remaining--;
       if (fault.kind === 'rate_limit') {
         const reply = this.options.rateLimited?.(fault.retryAfterSeconds) ?? { status: 429, json: { error: 'rate_limited' } };
