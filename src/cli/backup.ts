@@ -94,6 +94,8 @@ export function registerBackupCommands(program: Command, env: NodeJS.ProcessEnv)
         // The backup carries the lock of the process that made it.
         await fs.rm(path.join(staging, LOCK_FILE), { force: true });
         await fs.rm(path.join(staging, 'postmaster.pid'), { force: true });
+        // The generated secret key comes back with the data (connector credentials stay readable), private again.
+        await fs.chmod(path.join(staging, 'secret.key'), 0o600).catch(() => undefined);
         swapping = true;
         const entries = (await fs.readdir(dir)).filter((e) => e !== LOCK_FILE);
         let aside: string | undefined;

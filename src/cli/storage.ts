@@ -54,6 +54,8 @@ export interface StorageRequest {
   readonly mustExist?: boolean;
 }
 
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
 /** Resolves where a command's data lives, once, and says so on stderr (the folder's absolute path). */
 export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): Promise<StorageTarget> {
   const config = loadConfig(env);
@@ -66,11 +68,14 @@ export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): P
       process.stderr.write(`atrium: data folder ${dir} is held by the running service: sending this through ${holder.url}\n`);
       return { config, service: { url: holder.url, key } };
     }
-    const how = req.forward
-      ? holder.url
-        ? `pass an API key with the '${req.forward.permission}' permission (ATRIUM_API_KEY or --api-key) to send it through the service, or stop the service and run it again`
-        : 'the service is still starting; run it again once it listens (with an API key), or stop the service'
-      : `${req.whyNot ? `${req.whyNot}; ` : ''}stop the service and run it again`;
+    const isService = holder.command === 'serve';
+    const how = !isService
+      ? 'Wait for it to finish and run this again'
+      : req.forward
+        ? holder.url
+          ? `Pass an API key with the '${req.forward.permission}' permission (ATRIUM_API_KEY or --api-key) to send it through the service, or stop the service and run it again`
+          : 'The service is still starting: run it again once it listens (with an API key), or stop the service'
+        : `${req.whyNot ? `${capitalized(req.whyNot)}: ` : ''}stop the service and run it again`;
     throw new CliRefusal(`\`atrium ${req.command}\` did nothing: the data folder ${dir} is in use by ${describeHolder(holder)}. ${how}`, 3);
   }
   if (!(await hasDatabase(dir))) {
