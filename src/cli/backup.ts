@@ -66,15 +66,15 @@ export function registerBackupCommands(program: Command, env: NodeJS.ProcessEnv)
     .action(async (file: string) => {
       const config = loadConfig(env);
       if (config.storage === 'postgres') throw new InvalidArgumentError(`atrium restore is for embedded storage: ${PG_DUMP_HINT}`);
+      const dir = config.dataDir;
+      const holder = await liveHolder(dir);
+      if (holder) throw new CliRefusal(`\`atrium restore\` did nothing: the data folder ${dir} is in use by ${describeHolder(holder)}. A restore replaces the whole folder: stop the service first`, 3);
       const src = path.resolve(file);
       const raw = await fs.readFile(src).catch(() => {
         throw new InvalidArgumentError(`${file}: no such file`);
       });
       const tar = raw[0] === 0x1f && raw[1] === 0x8b ? await gunzip(raw).catch(() => Buffer.alloc(0)) : raw;
       if (!isTar(tar)) throw new InvalidArgumentError(`${file}: not a backup made by atrium backup (expected a .tar.gz or .tar of a data folder)`);
-      const dir = config.dataDir;
-      const holder = await liveHolder(dir);
-      if (holder) throw new CliRefusal(`\`atrium restore\` did nothing: the data folder ${dir} is in use by ${describeHolder(holder)}. A restore replaces the whole folder: stop the service first`, 3);
       process.stderr.write(`atrium: restoring ${src} into ${dir}\n`);
       const lock = await acquireDataLock(dir, { command: 'restore', version: VERSION });
       const staging = `${dir}.restoring-${process.pid}`;
