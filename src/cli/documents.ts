@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { z } from 'zod';
 import { ensureTenant } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { jsonlValues } from '../documents/eval/beir.ts';
@@ -20,9 +21,8 @@ import {
 } from '../documents/index.ts';
 import { createProgress } from '../documents/progress.ts';
 import { createEmbeddingRegistry } from '../embeddings/index.ts';
-import { openDatabase } from '../main/runtime.ts';
-import { migrate } from '../platform/db/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
+import { callService, type Service, type StorageTarget, storageFor, withStorage } from './storage.ts';
 
 const positiveInt = (v: string) => {
   const n = Number(v);
@@ -31,19 +31,74 @@ const positiveInt = (v: string) => {
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
 
-/** Storage + (optionally) embeddings for one CLI command; closes both. */
-async function withDocuments<T>(env: NodeJS.ProcessEnv, embed: boolean, fn: (deps: DocumentsDeps & { log: Logger }) => Promise<T>): Promise<T> {
-  const config = loadConfig(env);
-  const log = createLogger({ level: env.LOG_LEVEL ?? 'warn', destination: process.stderr as never });
-  const db = await openDatabase(config, log);
-  const embeddings = embed ? createEmbeddingRegistry(config, log) : undefined;
-  try {
-    await migrate(db, log);
-    return await fn({ db, log, embeddings, config });
-  } finally {
-    await embeddings?.close();
-    await db.close();
+/** What the CLI prints of a passage the service's search answered (the same fields as a local one). */
+const remotePassage = z
+  .object({
+    title: z.string(),
+    external_id: z.string(),
+    source_node: z.string(),
+    content: z.string(),
+    fused_score: z.number(),
+    lexical_score: z.number(),
+    semantic_score: z.number().nullable(),
+    vector: z.undefined().optional(),
+  })
+  .loose();
+
+/** Storage (resolved by `storageFor`) + (optionally) embeddings for one CLI command; closes both. */
+async function withDocuments<T>(target: StorageTarget, env: NodeJS.ProcessEnv, command: string, embed: boolean, fn: (deps: DocumentsDeps & { log: Logger }) => Promise<T>): Promise<T> {
+  return withStorage(target, env, command, async ({ db, log, config }) => {
+    const embeddings = embed ? createEmbeddingRegistry(config, log) : undefined;
+    try {
+      return await fn({ db, log, embeddings, config });
+    } finally {
+      await embeddings?.close();
+    }
+  });
+}
+
+/** Documents per forwarded push request (the push API takes at most 1,000). */
+const PUSH_BATCH = 500;
+
+/**
+ * `ingest <file.jsonl>` through the running service: the file is checked whole first, as locally, then pushed
+ * in batches to an `api` source: `--source`, or the one whose display name is the file's default source id
+ * (created on the first run), so running it again updates the same documents.
+ */
+async function ingestThroughService(service: Service, file: string, source: string | undefined, total: number) {
+  const started = Date.now();
+  let connectorId = source;
+  if (!connectorId) {
+    const name = withPathHash(`api-${slug(path.basename(file, path.extname(file)))}`, file);
+    const list = await callService(service, z.object({ connectors: z.array(z.object({ connector_id: z.string(), connector_type: z.string(), display_name: z.string() })) }), 'GET', '/v1/connectors');
+    connectorId = list.connectors.find((c) => c.connector_type === 'api' && c.display_name === name)?.connector_id;
+    connectorId ??= (await callService(service, z.object({ connector_id: z.string() }), 'POST', '/v1/connectors', { connector_type: 'api', display_name: name })).connector_id;
   }
+  const pushed = z.object({ added: z.number(), updated: z.number(), unchanged: z.number() });
+  let added = 0;
+  let updated = 0;
+  let unchanged = 0;
+  let n = 0;
+  const bar = createProgress('ingest');
+  const send = async (batch: DocumentInput[]) => {
+    const r = await callService(service, pushed, 'POST', `/v1/connectors/${encodeURIComponent(connectorId)}/documents`, { documents: batch });
+    added += r.added;
+    updated += r.updated;
+    unchanged += r.unchanged;
+    n += batch.length;
+    bar.update(n, total);
+  };
+  let batch: DocumentInput[] = [];
+  for await (const d of jsonlDocuments(file)) {
+    batch.push(d);
+    if (batch.length === PUSH_BATCH) {
+      await send(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await send(batch);
+  bar.done(`ingest: ${n} documents sent to ${service.url}`);
+  return { source: connectorId, tenant: null, added, updated, unchanged, deleted: 0, embedded_chunks: 0, model: null, errors: [], seconds: (Date.now() - started) / 1000, service: service.url };
 }
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'source';
@@ -144,13 +199,28 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
     .option('--model <id>', 'embedding model (default: ATRIUM_EMBEDDING_MODEL)')
     .option('--no-embed', 'full-text only; vectors can be made later by the server')
     .option('--json', 'print a JSON summary')
-    .action(async (target: string, opts: { source?: string; tenant: string; model?: string; embed: boolean; json?: boolean }) => {
+    .option('--api-key <key>', "a key with connector:read and connector:write, to send a JSONL file through the running service (ATRIUM_API_KEY)")
+    .action(async (target: string, opts: { source?: string; tenant: string; model?: string; embed: boolean; json?: boolean; apiKey?: string }) => {
       const abs = path.resolve(target);
       const st = await fs.stat(abs).catch(() => null);
       if (!st) throw new InvalidArgumentError(`${target}: no such file or folder`);
       const isJsonl = st.isFile() && /\.jsonl?$/i.test(abs);
       if (!isJsonl && !st.isDirectory()) throw new InvalidArgumentError(`${target}: expected a folder or a .jsonl file of documents`);
-      const summary = await withDocuments(env, opts.embed, async (deps) => {
+      const where = await storageFor(env, {
+        command: 'ingest',
+        forward: isJsonl ? { permission: 'connector:write', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } : undefined,
+        whyNot: isJsonl ? undefined : 'a folder is scanned here, against the scan state stored with its source, which the service does not take over HTTP',
+      });
+      const service = where.service;
+      const summary = service
+        ? await (async () => {
+            if (opts.tenant !== 'default') throw new InvalidArgumentError('--tenant: through the service, documents go to the API key\'s tenant');
+            const checkBar = createProgress('check');
+            const total = await checkJsonl(abs, (n) => checkBar.update(n, null));
+            checkBar.done(`check: ${total} documents`);
+            return ingestThroughService(service, abs, opts.source, total);
+          })()
+        : await withDocuments(where, env, 'ingest', opts.embed, async (deps) => {
         const tenantId = opts.tenant;
         const started = Date.now();
         let added = 0;
@@ -238,7 +308,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           model = r.model;
         }
         return { source: connectorId, tenant: tenantId, added, updated, unchanged, deleted, embedded_chunks: embedded, model, errors, seconds: (Date.now() - started) / 1000 };
-      });
+          });
       if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       else {
         process.stdout.write(
@@ -257,11 +327,14 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
     .option('--tenant <id>', 'tenant', 'default')
     .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['hybrid', 'lexical', 'vector']).default('hybrid'))
     .option('--json', 'print JSON')
-    .action(async (query: string, opts: { source: string[]; limit: number; tenant: string; mode: string; json?: boolean }) => {
+    .option('--api-key <key>', 'a key with the query permission, to search through the running service (ATRIUM_API_KEY)')
+    .action(async (query: string, opts: { source: string[]; limit: number; tenant: string; mode: string; json?: boolean; apiKey?: string }) => {
       const mode = opts.mode as 'hybrid' | 'lexical' | 'vector';
-      const passages = await withDocuments(env, mode !== 'lexical', (deps) =>
-        searchPassages(deps, { tenantId: opts.tenant, query, sources: opts.source.length ? opts.source : undefined, limit: opts.limit, mode }),
-      );
+      const where = await storageFor(env, { command: 'search', mustExist: true, forward: { permission: 'query', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } });
+      const sources = opts.source.length ? opts.source : undefined;
+      const passages = where.service
+        ? (await callService(where.service, z.object({ passages: z.array(remotePassage) }), 'POST', '/v1/search', { query, sources, limit: opts.limit, mode })).passages
+        : await withDocuments(where, env, 'search', mode !== 'lexical', (deps) => searchPassages(deps, { tenantId: opts.tenant, query, sources, limit: opts.limit, mode }));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify({ passages: passages.map(({ vector: _v, ...p }) => p) })}\n`);
         return;

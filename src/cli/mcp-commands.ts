@@ -4,6 +4,7 @@ import { authenticateKey } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { createRuntime } from '../main/runtime.ts';
 import { createRemoteBackend, createServiceMcpContext, keyAdmission, parseSelfHostedConfig, serveStdio, startSelfHostedServer } from '../mcp/index.ts';
+import { liveHolder } from '../platform/db/index.ts';
 import { createLogger } from '../platform/log.ts';
 
 /** `atrium mcp --stdio` and `atrium mcp-server --config file.json`. */
@@ -18,15 +19,17 @@ export function registerMcpCommands(program: Command, env: NodeJS.ProcessEnv): v
       const log = createLogger({ level: env.LOG_LEVEL ?? 'warn', destination: process.stderr as never });
       const key = env.ATRIUM_API_KEY;
       if (!key) throw new Error('set ATRIUM_API_KEY to an Atrium API key: the MCP tools act with its permissions');
-      const url = opts.url ?? env.ATRIUM_SERVICE_BASE_URL;
+      const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+      // A local service holding the embedded folder is used over HTTP: the folder is never opened twice.
+      const held = config.storage === 'pglite' ? await liveHolder(config.dataDir) : null;
+      const url = opts.url ?? env.ATRIUM_SERVICE_BASE_URL ?? held?.url ?? undefined;
       if (url) {
         const backend = createRemoteBackend({ baseUrl: url, apiKey: key, forwardedBy: 'stdio' });
         const caller = await backend.caller();
         await serveStdio({ backend, log, now: () => Date.now() }, caller);
         return;
       }
-      const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
-      const rt = await createRuntime(config, log);
+      const rt = await createRuntime(config, log, { command: 'mcp --stdio' });
       try {
         const caller = await authenticateKey(rt.deps.db, key);
         if (!caller) throw new Error('ATRIUM_API_KEY is not a valid key for this storage (revoked, or minted for another database)');

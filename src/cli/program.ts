@@ -1,15 +1,17 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { z } from 'zod';
 import { createApiKey, ensureTenant, listApiKeys, PERMISSIONS, type Permission, revokeApiKey } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
-import { openDatabase } from '../main/runtime.ts';
 import { serve } from '../main/serve.ts';
 import { migrate } from '../platform/db/index.ts';
-import { createLogger, type Logger } from '../platform/log.ts';
+import { createLogger } from '../platform/log.ts';
 import { Ops } from '../platform/operations.ts';
 import { VERSION } from '../platform/version.ts';
+import { registerBackupCommands } from './backup.ts';
 import { registerDocumentCommands } from './documents.ts';
 import { registerMcpCommands } from './mcp-commands.ts';
+import { callService, type Service, ServiceError, storageFor, withStorage } from './storage.ts';
 
 function parsePermissions(value: string): Permission[] {
   const perms = value.split(',').map((p) => p.trim()).filter(Boolean);
@@ -22,17 +24,12 @@ function parsePermissions(value: string): Permission[] {
   return perms as Permission[];
 }
 
-/** Runs a CLI action against the configured storage (the server must not hold an embedded data dir open). */
-async function withDb<T>(env: NodeJS.ProcessEnv, fn: (ctx: { db: Awaited<ReturnType<typeof openDatabase>>; log: Logger }) => Promise<T>): Promise<T> {
-  const config = loadConfig(env);
-  const log = createLogger({ level: env.LOG_LEVEL ?? 'warn', destination: process.stderr as never });
-  const db = await openDatabase(config, log);
-  try {
-    await migrate(db, log);
-    return await fn({ db, log });
-  } finally {
-    await db.close();
-  }
+const keyRecord = z.object({ id: z.string(), name: z.string(), permissions: z.array(z.string()), revoked_at: z.string().nullable() }).loose();
+
+/** Over HTTP a key acts in its own tenant: refuse a --tenant that names another one. */
+async function sameTenant(service: Service, tenant: string): Promise<void> {
+  const me = await callService(service, z.object({ tenant_id: z.string() }).loose(), 'GET', '/v1/me');
+  if (me.tenant_id !== tenant) throw new InvalidArgumentError(`--tenant ${tenant}: the API key belongs to tenant '${me.tenant_id}', and through the service a key acts only in its own tenant`);
 }
 
 export function buildProgram(env: NodeJS.ProcessEnv): Command {
@@ -55,7 +52,8 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .command('migrate')
     .description('apply pending database migrations and exit')
     .action(async () => {
-      await withDb(env, async ({ db, log }) => {
+      const target = await storageFor(env, { command: 'migrate', whyNot: 'the service applied the migrations it knows when it started' });
+      await withStorage(target, env, 'migrate', async ({ db, log }) => {
         const applied = await migrate(db, log);
         process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
       });
@@ -67,7 +65,8 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--name <name>', 'display name')
     .action(async (id: string, opts: { name?: string }) => {
       if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(id)) throw new InvalidArgumentError('tenant id: lowercase letters, digits and -');
-      await withDb(env, async ({ db }) => ensureTenant(db, id, opts.name));
+      const target = await storageFor(env, { command: 'tenants create', whyNot: 'tenants have no HTTP API' });
+      await withStorage(target, env, 'tenants create', async ({ db }) => ensureTenant(db, id, opts.name));
       process.stdout.write(`tenant ${id} ready\n`);
     });
 
@@ -75,7 +74,8 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .command('reset-origin <id>')
     .description("give the tenant a new federation origin id: needed once on a copy of another instance's database, which the original would otherwise take for itself")
     .action(async (id: string) => {
-      const changed = await withDb(env, async ({ db }) => (await db.query("UPDATE tenants SET federation_origin = gen_random_uuid()::text WHERE id = $1", [id])).affectedRows);
+      const target = await storageFor(env, { command: 'tenants reset-origin', mustExist: true, whyNot: 'a running service would keep answering with the old origin id' });
+      const changed = await withStorage(target, env, 'tenants reset-origin', async ({ db }) => (await db.query("UPDATE tenants SET federation_origin = gen_random_uuid()::text WHERE id = $1", [id])).affectedRows);
       if (!changed) throw new InvalidArgumentError(`no tenant '${id}'`);
       process.stdout.write(`tenant ${id}: new federation origin id\n`);
     });
@@ -87,13 +87,20 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--permissions <list>', `comma-separated: ${PERMISSIONS.join(', ')}`, parsePermissions, ['query'] as Permission[])
     .option('--tenant <id>', 'tenant the key belongs to (created if missing)', 'default')
     .option('--json', 'print JSON')
-    .action(async (opts: { name: string; permissions: Permission[]; tenant: string; json?: boolean }) => {
-      const created = await withDb(env, async ({ db }) => {
+    .option('--api-key <key>', 'an admin key, to create it through the running service (ATRIUM_API_KEY)')
+    .action(async (opts: { name: string; permissions: Permission[]; tenant: string; json?: boolean; apiKey?: string }) => {
+      const target = await storageFor(env, { command: 'keys create', forward: { permission: 'admin', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } });
+      const created = target.service
+        ? await (async (service) => {
+            await sameTenant(service, opts.tenant);
+            return callService(service, keyRecord.extend({ key: z.string() }), 'POST', '/v1/api-keys', { name: opts.name, permissions: opts.permissions });
+          })(target.service)
+        : await withStorage(target, env, 'keys create', async ({ db }) => {
         await ensureTenant(db, opts.tenant);
         const k = await createApiKey(db, { tenantId: opts.tenant, name: opts.name, permissions: opts.permissions, createdBy: 'cli' });
         await recordAudit(db, { tenantId: opts.tenant, action: Ops.apiKeyCreated, actorId: 'cli', details: { key_id: k.id, name: k.name, permissions: k.permissions } });
         return k;
-      });
+          });
       if (opts.json) process.stdout.write(`${JSON.stringify(created)}\n`);
       else process.stdout.write(`${created.key}\n(id ${created.id}, permissions ${created.permissions.join(',')}; shown once, store it now)\n`);
     });
@@ -101,20 +108,37 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .command('list')
     .option('--tenant <id>', 'tenant', 'default')
     .option('--json', 'print JSON')
-    .action(async (opts: { tenant: string; json?: boolean }) => {
-      const list = await withDb(env, ({ db }) => listApiKeys(db, opts.tenant));
+    .option('--api-key <key>', 'an admin key, to list through the running service (ATRIUM_API_KEY)')
+    .action(async (opts: { tenant: string; json?: boolean; apiKey?: string }) => {
+      const target = await storageFor(env, { command: 'keys list', mustExist: true, forward: { permission: 'admin', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } });
+      const list = target.service
+        ? await (async (service) => {
+            await sameTenant(service, opts.tenant);
+            return (await callService(service, z.object({ api_keys: z.array(keyRecord) }), 'GET', '/v1/api-keys')).api_keys;
+          })(target.service)
+        : await withStorage(target, env, 'keys list', ({ db }) => listApiKeys(db, opts.tenant));
       if (opts.json) process.stdout.write(`${JSON.stringify(list)}\n`);
       else for (const k of list) process.stdout.write(`${k.id}\t${k.name}\t${k.permissions.join(',')}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\n`);
     });
   keys
     .command('revoke <id>')
     .option('--tenant <id>', 'tenant', 'default')
-    .action(async (id: string, opts: { tenant: string }) => {
-      const revoked = await withDb(env, async ({ db }) => {
+    .option('--api-key <key>', 'an admin key, to revoke through the running service (ATRIUM_API_KEY)')
+    .action(async (id: string, opts: { tenant: string; apiKey?: string }) => {
+      const target = await storageFor(env, { command: 'keys revoke', mustExist: true, forward: { permission: 'admin', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } });
+      const revoked = target.service
+        ? await (async (service) => {
+            await sameTenant(service, opts.tenant);
+            return callService(service, keyRecord, 'DELETE', `/v1/api-keys/${encodeURIComponent(id)}`).catch((err: unknown) => {
+              if (err instanceof ServiceError && err.status === 404) return null;
+              throw err;
+            });
+          })(target.service)
+        : await withStorage(target, env, 'keys revoke', async ({ db }) => {
         const r = await revokeApiKey(db, opts.tenant, id);
         if (r) await recordAudit(db, { tenantId: opts.tenant, action: Ops.apiKeyRevoked, actorId: 'cli', details: { key_id: id } });
         return r;
-      });
+          });
       if (!revoked) {
         process.stderr.write(`no key ${id} in tenant ${opts.tenant}\n`);
         process.exitCode = 4;
@@ -125,6 +149,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
 
   registerMcpCommands(program, env);
   registerDocumentCommands(program, env);
+  registerBackupCommands(program, env);
 
   return program;
 }

@@ -14,9 +14,10 @@ import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
 import { createSyncHandler, createValidateHandler, documentStoreFor, SYNC_JOB_KIND, VALIDATE_JOB_KIND, withScheduler } from '../sync/index.ts';
 import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
 
-export async function openDatabase(config: Config, log: Logger): Promise<DatabaseExecutor> {
+/** Opens the configured storage; an embedded folder under its lock, naming `command` as its holder. */
+export async function openDatabase(config: Config, log: Logger, command = 'open'): Promise<DatabaseExecutor> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, log);
-  return openPglite(config.dataDir);
+  return openPglite(config.dataDir, { command });
 }
 
 export interface Runtime {
@@ -28,8 +29,8 @@ export interface Runtime {
 }
 
 /** Opens storage, migrates, composes every capability, and returns the un-listened app and the worker. */
-export async function createRuntime(config: Config, log: Logger, opts: { clock?: Clock; db?: DatabaseExecutor } = {}): Promise<Runtime> {
-  const db = opts.db ?? (await openDatabase(config, log));
+export async function createRuntime(config: Config, log: Logger, opts: { clock?: Clock; db?: DatabaseExecutor; command?: string } = {}): Promise<Runtime> {
+  const db = opts.db ?? (await openDatabase(config, log, opts.command));
   try {
     await migrate(db, log);
     if (config.adminApiKey) await upsertBootstrapKey(db, config.adminApiKey);

@@ -11,9 +11,21 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     throw new Error(`ATRIUM_ROLE=${config.role} needs DATABASE_URL: embedded storage is one process`);
   }
   const started = Date.now();
-  const rt = await createRuntime(config, log);
+  const rt = await createRuntime(config, log, { command: 'serve' });
   // Workers listen too, serving only /v1/health and /metrics.
-  await rt.app.listen({ host: config.host, port: config.port });
+  try {
+    await rt.app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // Releases the data folder (a port in use must not leave the folder held by a process that is exiting).
+    await rt.close().catch(() => undefined);
+    throw err;
+  }
+  // The CLI finds this service through the data folder's lock: the address it listens on, from this machine.
+  const addr = rt.app.server.address();
+  if (addr && typeof addr === 'object') {
+    const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    await rt.deps.db.announceUrl?.(`http://${host}:${addr.port}`);
+  }
   if (config.role !== 'api') rt.worker.start();
   // Load the default embedding model in the background: startup does not wait for it.
   void rt.embeddings.warmUp();

@@ -24,5 +24,6 @@ export const Ops = {
   federationForgetLifted: 'federation.forget_lifted',
   federationNodeRegistered: 'federation.node_registered',
   federationNodeRemoved: 'federation.node_removed',
+  storageBackup: 'storage.backup',
 } as const;
 export type Op = (typeof Ops)[keyof typeof Ops];

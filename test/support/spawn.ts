@@ -62,9 +62,9 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 60_00
   };
 }
 
-/** Runs the CLI to completion. */
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs the CLI to completion (in `cwd` when given). */
+export async function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => { stdout += d.toString(); });

@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import { recordAudit } from '../../audit/index.ts';
+import { AppError, Errors } from '../../platform/errors.ts';
+import { Ops } from '../../platform/operations.ts';
 import { VERSION } from '../../platform/version.ts';
 import type { App } from '../app.ts';
+import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 export async function systemRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -19,6 +23,32 @@ export async function systemRoutes(app: App, deps: AppDeps): Promise<void> {
     async () => {
       await deps.db.query('SELECT 1');
       return { status: 'ok' as const, version: VERSION, storage: deps.db.kind };
+    },
+  );
+
+  app.get(
+    '/v1/admin/backup',
+    {
+      config: { permission: 'admin' },
+      schema: {
+        summary: 'A backup of the whole embedded data folder (a tar file; `atrium backup <file>` saves it, `atrium restore <file>` loads it)',
+        description: 'Only for an admin credential of tenant `default`. Taken between statements while the service runs. The backup holds every tenant\'s data and the generated secret key: keep it as safe as the folder. With PostgreSQL storage this is 409: back up with pg_dump.',
+        tags: ['system'],
+        produces: ['application/x-tar'],
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      // The folder holds every tenant: only the instance operator's tenant may take it away.
+      if (p.tenantId !== 'default') {
+        throw new AppError('permission_denied', 403, "a backup holds every tenant's data: only an admin credential of tenant 'default' (the instance's operator) may take one", {
+          details: { required_permission: 'admin', required_tenant: 'default' },
+        });
+      }
+      if (!deps.db.dump) throw Errors.conflict('this service stores its data in PostgreSQL: back it up with pg_dump (see the README), not through Atrium', { storage: deps.db.kind });
+      const tar = Buffer.from(await (await deps.db.dump()).arrayBuffer());
+      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.storageBackup, actorId: p.id, userId: p.userId, details: { bytes: tar.length } });
+      return reply.type('application/x-tar').header('content-disposition', 'attachment; filename="atrium-backup.tar"').send(tar);
     },
   );
 

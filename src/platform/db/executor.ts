@@ -30,6 +30,10 @@ export interface DatabaseExecutor extends Queryable {
    * processes write.
    */
   writeEpoch?(): number;
+  /** Embedded storage only: records the URL of the service holding the data folder in its lock, so the CLI finds it. */
+  announceUrl?(url: string): Promise<void>;
+  /** Embedded storage only: a tarball of the whole data folder (`atrium backup`), taken between statements. */
+  dump?(): Promise<Blob>;
 }
 
 /**

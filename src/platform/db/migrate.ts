@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import { VERSION } from '../version.ts';
 import type { DatabaseExecutor } from './executor.ts';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
@@ -37,6 +38,27 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return out;
 }
 
+/** The database was migrated by a newer Atrium: running older code on it could misread or damage it. */
+export class NewerDatabaseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NewerDatabaseError';
+  }
+}
+
+function refuseNewer(applied: ReadonlySet<string>, known: readonly Migration[]): void {
+  const names = new Set(known.map((m) => m.name));
+  const latestKnown = known.reduce((a, m) => Math.max(a, m.version), 0);
+  const unknown = [...applied].filter((n) => !names.has(n) && Number(n.slice(0, n.indexOf('_'))) > latestKnown).sort();
+  if (unknown.length === 0) return;
+  const newest = unknown[unknown.length - 1];
+  throw new NewerDatabaseError(
+    `the database was written by a newer Atrium: it has migration ${newest} (${unknown.length} unknown here), ` +
+      `this Atrium ${VERSION} knows migrations up to ${String(latestKnown).padStart(3, '0')}. ` +
+      'Run the newer Atrium version on it, or restore a backup made by this version.',
+  );
+}
+
 /**
  * Applies pending migrations in file order, each in its own transaction under an advisory lock,
  * so several processes starting at once against one PostgreSQL apply each migration exactly once.
@@ -49,11 +71,13 @@ export async function migrate(db: DatabaseExecutor, log: Logger, dir = MIGRATION
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
   });
+  const known = await readMigrations(dir);
   const applied: string[] = [];
   // One read of what is applied, so a start with nothing pending costs one query, not one per migration;
   // each pending migration is still re-checked under the lock before it runs.
   const done = new Set((await db.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
-  for (const m of await readMigrations(dir)) {
+  refuseNewer(done, known);
+  for (const m of known) {
     if (m.requiresVector && !db.hasVector) continue;
     if (done.has(m.name)) continue;
     const didApply = await db.transaction(async (tx) => {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { VERSION } from '../version.ts';
+import { acquireDataLock, type DataLock } from './data-lock.ts';
+import { hasDatabase, unopenable } from './data-dir.ts';
 import { type DatabaseExecutor, isReadOnlyStatement, type Queryable } from './executor.ts';
 
 /** Distinct statements kept prepared per database; past it, all are deallocated and prepared again. */
@@ -23,16 +25,35 @@ export function sqlLiteral(v: unknown): string {
   return v === null || v === undefined ? 'NULL' : `'${textForm(v).replace(/'/g, "''")}'`;
 }
 
-/** Opens (or creates) an embedded PGlite database with pgvector in `dataDir`; `memory://` for tests. */
 export interface PgliteExecutor extends DatabaseExecutor {
-  /** A tarball of the data dir, loadable with `openPglite(path, { loadDataDir })` (test templates). */
+  /** A tarball of the data dir, loadable with `openPglite(path, { loadDataDir })` (test templates, backups). */
   dump(): Promise<Blob | File>;
 }
 
-export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | File } = {}): Promise<PgliteExecutor> {
-  if (!dataDir.startsWith('memory://')) await fs.mkdir(dataDir, { recursive: true });
-  const pg = await PGlite.create(dataDir, { extensions: { vector }, loadDataDir: opts.loadDataDir });
-  await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
+/**
+ * Opens (or creates) an embedded PGlite database with pgvector in `dataDir`; `memory://` for tests.
+ * A folder is opened only under its lock (`data-lock.ts`): a folder another live process holds is
+ * refused with DataDirLockedError, and one PGlite cannot open gets DataDirUnopenableError saying why
+ * and how to restore it, never a bare `Aborted()`. `command` names this process in the lock.
+ */
+export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | File; command?: string } = {}): Promise<PgliteExecutor> {
+  let lock: DataLock | undefined;
+  if (!dataDir.startsWith('memory://')) {
+    lock = await acquireDataLock(dataDir, { command: opts.command ?? 'open', version: VERSION });
+  }
+  let pg: PGlite;
+  try {
+    const existed = lock !== undefined && !opts.loadDataDir && (await hasDatabase(dataDir));
+    try {
+      pg = await PGlite.create(dataDir, { extensions: { vector }, loadDataDir: opts.loadDataDir });
+    } catch (err) {
+      throw existed ? await unopenable(dataDir, err) : err;
+    }
+    await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
   // Prepared statements belong to the one PGlite session, so transactions share them.
   const prepared = new Set<string>();
   // This process is the database's only client: every write goes through here (see writeEpoch).
@@ -94,12 +115,21 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
       return pg.transaction((tx) => fn(wrap(tx)));
     },
     writeEpoch: () => epoch,
+    async announceUrl(url: string) {
+      await lock?.setUrl(url);
+    },
     async close() {
       if (closed) return;
       closed = true;
-      await pg.close();
+      try {
+        await pg.close();
+      } finally {
+        await lock?.release();
+      }
     },
     async dump() {
+      // A checkpoint first, so a restore replays little WAL; the dump itself waits for running statements.
+      await pg.exec('CHECKPOINT');
       return pg.dumpDataDir('none');
     },
   };
