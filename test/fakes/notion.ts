@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type FakeReply, VendorFake } from './kit/index.ts';
 
 /**
  * A local Notion REST API fake (developers.notion.com/reference, version 2025-09-03): bearer auth, the
@@ -212,8 +211,6 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
   const data = opts.data ?? seedNotion(tick);
   const token = 'ntn_fake_integration_secret_0123456789';
   const calls: FakeNotion['calls'] = [];
-  let limited = 0;
-  let retryAfter = 1;
   const bot = data.users.find((u) => u.type === 'bot') ?? data.users[0];
 
   const findPage = (id: string) => data.pages.find((x) => x.id === id);
@@ -242,27 +239,22 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
     if (pg) pg.last_edited_time = tick();
   };
 
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d: Buffer) => {
-      raw += d.toString();
-    });
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const body = raw ? (JSON.parse(raw) as Json) : null;
+  // The shared vendor fake: token check, request log, injected 429s; Notion's own error shape and routes below.
+  const errorReply = (status: number, code: string, message: string): FakeReply => ({ status, json: { object: 'error', status, code, message, request_id: 'fake-request' } });
+  const fake = new VendorFake({
+    name: 'Notion',
+    tokens: [token],
+    unauthorized: () => errorReply(401, 'unauthorized', 'API token is invalid.'),
+    rateLimited: () => errorReply(429, 'rate_limited', 'You have been rate limited. Please try again in a few minutes.'),
+  });
+  fake.route('*', '/:path*', (req) => {
+    {
+      const url = req.url;
+      const body = (req.body ?? null) as Json | null;
       const version = req.headers['notion-version'] as string | undefined;
-      calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search, body, version });
-      const reply = (status: number, out: unknown, headers: Record<string, string> = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-        res.end(JSON.stringify(out));
-      };
-      const error = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-        reply(status, { object: 'error', status, code, message, request_id: 'fake-request' }, headers);
-      if (limited > 0) {
-        limited--;
-        return error(429, 'rate_limited', 'You have been rate limited. Please try again in a few minutes.', { 'retry-after': String(retryAfter) });
-      }
-      if (req.headers.authorization !== `Bearer ${token}`) return error(401, 'unauthorized', 'API token is invalid.');
+      calls.push({ method: req.method, path: url.pathname, query: url.search, body, version });
+      const reply = (status: number, out: unknown): FakeReply => ({ status, json: out });
+      const error = errorReply;
       if (!version) return error(400, 'missing_version', 'Notion-Version header failed validation: Notion-Version header should be defined.');
       const seg = url.pathname.split('/').filter(Boolean);
       const q = url.searchParams;
@@ -334,11 +326,11 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
         return reply(200, { ...rest, type: 'comment', comment: {} });
       }
       return error(400, 'invalid_request_url', 'Invalid request URL.');
-    });
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await fake.start();
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: fake.url,
     token,
     data,
     calls,
@@ -350,13 +342,8 @@ export async function startFakeNotion(opts: { data?: FakeNotionData; tick?: () =
       return pg;
     },
     rateLimitNext(count, seconds) {
-      limited = count;
-      retryAfter = seconds;
+      fake.rateLimitNext(count, seconds);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => fake.close(),
   };
 }

@@ -120,6 +120,7 @@ export class VendorFake {
     return this.base;
   }
 
+  /** A route: `method` (or `*` for any), `path` with `:name` segments (`:name*` takes the rest of the path). */
   route(method: string, path: string, handler: FakeHandler): this {
     const { pattern, names } = compile(path);
     this.routes.push({ method: method.toUpperCase(), pattern, names, handler });
@@ -207,7 +208,7 @@ export class VendorFake {
       return { ...(this.options.serverError?.(fault.status) ?? { json: { error: 'internal' } }), status: fault.status, logged };
     }
     for (const r of this.routes) {
-      if (r.method !== method) continue;
+      if (r.method !== method && r.method !== '*') continue;
       const m = r.pattern.exec(url.pathname);
       if (!m) continue;
       const params = Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1] ?? '')]));
