@@ -85,7 +85,8 @@ export function fileToDocument(file: DriveFile, content: string, account: string
   return {
     external_id: externalId(file.id),
     title: file.name.slice(0, 2000),
-    content: content.trim().slice(0, MAX_CONTENT),
+    // Google exports end lines with CRLF (CSV, text/plain).
+    content: content.replace(/\r\n?/g, '\n').trim().slice(0, MAX_CONTENT),
     url: file.webViewLink ?? `https://drive.google.com/open?id=${encodeURIComponent(file.id)}`,
     ...(author ? { author } : {}),
     document_type: documentType(file.mimeType),
