@@ -64,7 +64,8 @@ export class FakeGraph extends VendorFake {
       publicPath: (p) => p.startsWith('/organizations/'),
       unauthorized: () => graphError(401, 'InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'),
       rateLimited: () => graphError(429, 'TooManyRequests', 'Too many requests.'),
-      serverError: (status) => graphError(status, 'serviceNotAvailable', 'The service is temporarily unavailable.'),
+      // Graph's throttling 503 carries Retry-After (throttling guidance); other 5xx do not.
+      serverError: (status) => ({ ...graphError(status, status === 503 ? 'serviceNotAvailable' : 'generalException', 'The service is temporarily unavailable.'), ...(status === 503 ? { headers: { 'retry-after': '1' } } : {}) }),
     });
     this.allow(this.token);
     this.users = [
