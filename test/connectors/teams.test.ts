@@ -35,7 +35,8 @@ describe('teams connector against the fake Microsoft Graph', () => {
   const live = (m: FakeMessage) => m.messageType === 'message' && !m.deleted;
   const expectedIds = () =>
     channels()
-      .flatMap((c) => c.messages.filter(live).flatMap((m) => [`message:${c.id}:${m.id}`, ...m.replies.filter(live).map((r) => `reply:${c.id}:${m.id}:${r.id}`)]))
+      // A deleted post's replies stay (Teams keeps showing them).
+      .flatMap((c) => c.messages.filter((m) => m.messageType === 'message').flatMap((m) => [...(live(m) ? [`message:${c.id}:${m.id}`] : []), ...m.replies.filter(live).map((r) => `reply:${c.id}:${m.id}:${r.id}`)]))
       .sort();
   const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
   const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
@@ -110,16 +111,21 @@ describe('teams connector against the fake Microsoft Graph', () => {
     graph.remove(deletedReply);
     const lunch = general().messages.find((m) => m.body.content.includes('Lunch and learn')) as FakeMessage;
     graph.remove(lunch);
+    const incidents = graph.teams[0]?.channels[1] as FakeChannel;
+    const outage = incidents.messages[0] as FakeMessage;
+    graph.remove(outage);
     graph.requests.length = 0;
 
     const c = await sync(false);
     assert.equal(c.status, 'idle', JSON.stringify(c));
     const run = c.sync_runs[0];
-    assert.deepEqual([run.added, run.updated, run.deleted], [1, 1, 2]);
+    assert.deepEqual([run.added, run.updated, run.deleted], [1, 1, 3]);
     assert.ok(graph.requests.some((r) => r.path.endsWith('/messages/delta') && r.query.$deltatoken));
     assert.equal(graph.requests.filter((r) => r.path.endsWith('/messages')).length, 0, 'no full listing');
     assert.equal((await doc(`message:${general().id}:${root.id}`))?.content, 'Payments gateway rollout\n\nRollout moved to Tuesday.\n\nAttachments: runbook.docx');
     assert.ok(await doc(`reply:${general().id}:${root.id}:${newReply.id}`));
+    assert.equal(await doc(`message:${incidents.id}:${outage.id}`), undefined);
+    assert.ok(await doc(`reply:${incidents.id}:${outage.id}:${outage.replies[0]?.id}`), "a deleted post's reply stays");
     assert.deepEqual(await stored(), expectedIds());
   });
 

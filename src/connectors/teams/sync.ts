@@ -156,7 +156,8 @@ async function mapThreads(ctx: Ctx, p: TeamsPage, c: ChannelRef, roots: readonly
         live.add(id);
       } else deleted.push(id);
     }
-    if (p.mode === 'incremental') deleted.push(...(await storedIds(ctx, [repliesPrefix(c.id, root.id)])).filter((id) => !live.has(id) && !deleted.includes(id)));
+    // Stored replies Graph no longer lists are gone, judged only on a live root (a deleted root says nothing of them).
+    if (p.mode === 'incremental' && isContentMessage(root)) deleted.push(...(await storedIds(ctx, [repliesPrefix(c.id, root.id)])).filter((id) => !live.has(id) && !deleted.includes(id)));
   }
   return { documents, deleted };
 }
