@@ -7,9 +7,18 @@ import { googleDriveKind } from './google_drive/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
 import { slackKind } from './slack/index.ts';
+import { teamsKind } from './teams/index.ts';
 
-/** Every implemented kind. Only kinds that really work are listed here (and so in the catalogue). */
-const KINDS: readonly AnyKind[] = [apiKind as AnyKind, githubKind as AnyKind, googleDriveKind as AnyKind, linearKind as AnyKind, notionKind as AnyKind, slackKind as AnyKind];
+/** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
+const KINDS: readonly AnyKind[] = [
+  apiKind as AnyKind,
+  githubKind as AnyKind,
+  googleDriveKind as AnyKind,
+  linearKind as AnyKind,
+  notionKind as AnyKind,
+  slackKind as AnyKind,
+  teamsKind as AnyKind,
+];
 
 const byType = new Map<string, AnyKind>();
 
