@@ -76,6 +76,9 @@ const toDrive = (d: GraphDrive, site: SiteRef | null): DriveRef => ({
   owner: site ? null : (userRef(d.owner) ?? null),
 });
 
+/** A site id in a path: Graph's ids are `hostname,site-collection-id,web-id`, commas kept as its examples show. */
+const siteSegment = (id: string): string => encodeURIComponent(id).replace(/%2C/gi, ',');
+
 /** `https://contoso.sharepoint.com/sites/marketing` → `/sites/contoso.sharepoint.com:/sites/marketing` (the root site: `/sites/<host>`). */
 export function sitePathFromUrl(siteUrl: string): string {
   const u = new URL(siteUrl);
@@ -86,7 +89,7 @@ export function sitePathFromUrl(siteUrl: string): string {
 /** A configured site (`id:<site id>` or `url:<site URL>`) as Graph names it; one that does not resolve is a settings error. */
 export async function resolveSite(ctx: Ctx, ref: string): Promise<SiteRef> {
   const [kind, value] = [ref.slice(0, ref.indexOf(':')), ref.slice(ref.indexOf(':') + 1)];
-  const path = kind === 'url' ? sitePathFromUrl(value) : `/sites/${encodeURIComponent(value)}`;
+  const path = kind === 'url' ? sitePathFromUrl(value) : `/sites/${siteSegment(value)}`;
   try {
     return toSite(await graphGet(ctx, path, graphSite));
   } catch (err) {
@@ -120,7 +123,7 @@ async function readDrives(ctx: Ctx, p: SharepointPage): Promise<Page<SharepointP
   const add: DriveRef[] = [];
   const site = p.sites[p.site_index];
   if (site) {
-    let link: string | null = `/sites/${encodeURIComponent(site.id)}/drives`;
+    let link: string | null = `/sites/${siteSegment(site.id)}/drives`;
     while (link) {
       const r: { value: GraphDrive[]; '@odata.nextLink'?: string } = await graphGet(ctx, link, collection(graphDrive));
       for (const d of r.value) if (!known.has(d.id)) add.push(toDrive(d, site)), known.add(d.id);
