@@ -83,10 +83,10 @@ describe('sharepoint connector against the fake Microsoft Graph', () => {
     assert.equal(html?.document_type, 'web_page');
     assert.doesNotMatch(String(html?.content), /<p>|^\{/, 'readable text, not markup or JSON');
     assert.match(String(html?.content), /The ingest tier writes to PostgreSQL/);
-    assert.equal(((await doc(ext('Deploy.md')))?.metadata as Record<string, unknown>).path, '/Runbooks/Deploy/Deploy.md');
+    assert.equal(((await doc(ext('Deploy.md')))?.metadata as Record<string, unknown> | undefined)?.path, '/Runbooks/Deploy/Deploy.md');
     const mine = await doc(ext('My notes.txt'));
     assert.deepEqual(mine?.acl, { users: ['ada.lovelace@contoso.com'] }, 'a OneDrive file is its owner’s');
-    assert.equal((mine?.metadata as Record<string, unknown>).site_id, null);
+    assert.equal((mine?.metadata as Record<string, unknown> | undefined)?.site_id, null);
 
     // The site search was paged, deltas asked for pages, downloads followed the 302 without the Graph token.
     assert.ok(g.fake.requests.some((r) => r.path === '/v1.0/sites' && r.query.$skiptoken));

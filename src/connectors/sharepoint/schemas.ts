@@ -12,7 +12,7 @@ export const sharepointCredentials = z
     access_token: z.string().min(1).optional().describe('a Microsoft Graph access token (filled in by OAuth; Sites.Read.All Files.Read.All User.Read)'),
     tenant_id: z.string().min(1).optional().describe('app-only: the Entra ID tenant id or domain (e.g. contoso.onmicrosoft.com)'),
     client_id: z.string().min(1).optional().describe('app-only: the application (client) id of an app granted Sites.Read.All and Files.Read.All application permissions'),
-    client_secret: z.string().min(1).optional().describe("app-only: a client secret of that app"),
+    client_secret: z.string().min(1).optional().describe('app-only: a client secret of that app'),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -55,34 +55,28 @@ export type SharepointSettings = z.infer<typeof sharepointSettings>;
 const identity = z.object({ id: z.string().optional(), displayName: z.string().nullish(), email: z.string().nullish() });
 export const identitySet = z.object({ user: identity.nullish(), application: identity.nullish(), group: identity.nullish() });
 
-export const graphSite = z
-  .object({ id: z.string(), name: z.string().nullish(), displayName: z.string().nullish(), webUrl: z.string().nullish() })
-  ;
+export const graphSite = z.object({ id: z.string(), name: z.string().nullish(), displayName: z.string().nullish(), webUrl: z.string().nullish() });
 export type GraphSite = z.infer<typeof graphSite>;
 
-export const graphDrive = z
-  .object({ id: z.string(), name: z.string().nullish(), driveType: z.string().nullish(), webUrl: z.string().nullish(), owner: identitySet.nullish() })
-  ;
+export const graphDrive = z.object({ id: z.string(), name: z.string().nullish(), driveType: z.string().nullish(), webUrl: z.string().nullish(), owner: identitySet.nullish() });
 export type GraphDrive = z.infer<typeof graphDrive>;
 
-export const driveItem = z
-  .object({
-    id: z.string(),
-    name: z.string().nullish(),
-    webUrl: z.string().nullish(),
-    size: z.number().nullish(),
-    createdDateTime: z.string().nullish(),
-    lastModifiedDateTime: z.string().nullish(),
-    createdBy: identitySet.nullish(),
-    lastModifiedBy: identitySet.nullish(),
-    parentReference: z.object({ id: z.string().nullish(), driveId: z.string().nullish(), path: z.string().nullish(), siteId: z.string().nullish() }).nullish(),
-    file: z.object({ mimeType: z.string().nullish() }).nullish(),
-    folder: z.object({ childCount: z.number().nullish() }).nullish(),
-    root: z.object({}).nullish(),
-    deleted: z.object({ state: z.string().nullish() }).nullish(),
-    shared: z.object({ scope: z.string().nullish(), owner: identitySet.nullish() }).nullish(),
-  })
-  ;
+export const driveItem = z.object({
+  id: z.string(),
+  name: z.string().nullish(),
+  webUrl: z.string().nullish(),
+  size: z.number().nullish(),
+  createdDateTime: z.string().nullish(),
+  lastModifiedDateTime: z.string().nullish(),
+  createdBy: identitySet.nullish(),
+  lastModifiedBy: identitySet.nullish(),
+  parentReference: z.object({ id: z.string().nullish(), driveId: z.string().nullish(), path: z.string().nullish(), siteId: z.string().nullish() }).nullish(),
+  file: z.object({ mimeType: z.string().nullish() }).nullish(),
+  folder: z.object({ childCount: z.number().nullish() }).nullish(),
+  root: z.object({}).nullish(),
+  deleted: z.object({ state: z.string().nullish() }).nullish(),
+  shared: z.object({ scope: z.string().nullish(), owner: identitySet.nullish() }).nullish(),
+});
 export type DriveItem = z.infer<typeof driveItem>;
 
 /** An OData collection page: `value`, and `@odata.nextLink` while there is more (`@odata.deltaLink` ends a delta). */

@@ -126,7 +126,11 @@ async function readDrives(ctx: Ctx, p: SharepointPage): Promise<Page<SharepointP
     let link: string | null = `/sites/${siteSegment(site.id)}/drives`;
     while (link) {
       const r: { value: GraphDrive[]; '@odata.nextLink'?: string } = await graphGet(ctx, link, collection(graphDrive));
-      for (const d of r.value) if (!known.has(d.id)) add.push(toDrive(d, site)), known.add(d.id);
+      for (const d of r.value) {
+        if (known.has(d.id)) continue;
+        known.add(d.id);
+        add.push(toDrive(d, site));
+      }
       link = r['@odata.nextLink'] ?? null;
     }
     return empty(p, { ...p, drives: [...p.drives, ...add], site_index: p.site_index + 1 });
