@@ -47,6 +47,15 @@ describe('sharepoint connector against the fake Microsoft Graph', () => {
   };
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
 
+  it('is in the catalogue as a productivity files kind with OAuth and its settings as JSON Schema', async () => {
+    const cat = (await t.app.inject({ method: 'GET', url: '/v1/connectors/catalog', headers: t.admin })).json();
+    const entry = cat.connectors.find((c: { connector_type: string }) => c.connector_type === 'sharepoint');
+    assert.ok(entry);
+    assert.deepEqual([entry.display_name, entry.category, entry.group, entry.auth_types, entry.oauth, entry.sync], ['SharePoint / OneDrive', 'files', 'productivity', ['oauth2'], true, true]);
+    for (const key of ['site_urls', 'site_ids', 'include_onedrive', 'max_file_size_mb', 'file_extensions']) assert.ok(entry.settings_schema.properties[key]?.description, key);
+    assert.deepEqual(Object.keys(entry.credentials_schema.properties).sort(), ['access_token', 'client_id', 'client_secret', 'tenant_id']);
+  });
+
   it('a full sync stores every readable file of every site library and the OneDrive, mapped', async () => {
     id = (await create({ access_token: USER_TOKEN })).connector_id;
     const c0 = await get();
@@ -184,6 +193,7 @@ describe('sharepoint connector against the fake Microsoft Graph', () => {
     const want = g.expectedIds(['b!eng-docs', 'b!eng-specs']).filter((x) => !x.endsWith(g.byName('Architecture.html').id));
     assert.deepEqual(await stored(app), want);
     assert.ok(want.length >= 2);
+    for (const x of want) assert.deepEqual((await doc(x, app))?.acl, { groups: [`sharepoint:site:${eng.id}`] }, x);
     assert.ok(g.appTokens.length >= 1);
     assert.ok(g.fake.requests.some((r) => r.path === '/v1.0/sites/contoso.sharepoint.com:/sites/engineering'));
     assert.equal(g.fake.requests.some((r) => r.path === '/v1.0/me/drive' && r.token?.startsWith('app-token')), false);
