@@ -6,6 +6,7 @@ import { githubKind } from './github/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
+import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
 
@@ -16,6 +17,7 @@ const KINDS: readonly AnyKind[] = [
   googleDriveKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
+  sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
 ];
