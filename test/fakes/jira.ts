@@ -231,7 +231,8 @@ export async function startFakeJira(data: JiraData = seedJira(), opts: { embedCo
   let clock = BASE + 100_000 * 60_000;
   const fake = new VendorFake({
     name: 'Jira',
-    tokens: [`${email}:${apiToken}`],
+    // A second account's token keeps the token check on after the first is revoked (an empty set lets everything in).
+    tokens: [`${email}:${apiToken}`, 'grace@acme.test:ATATT-grace-token'],
     tokenOf: ({ headers }) => {
       const h = headers.authorization ?? '';
       if (h.startsWith('Basic ')) return Buffer.from(h.slice(6), 'base64').toString('utf8');
