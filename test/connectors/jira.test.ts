@@ -14,7 +14,8 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
   let id: string;
   const clock = fixedClock(new Date());
   before(async () => {
-    jira = await startFakeJira(seedJira({ issuesPerProject: 60 }));
+    // Pages of at most 5 issues: a few documents, many pages.
+    jira = await startFakeJira(seedJira({ issuesPerProject: 12 }), { maxPage: 5 });
     t = await createTestApp({
       clock,
       env: {
@@ -78,7 +79,7 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
     const got = await stored();
     const want = expectedIds();
     assert.deepEqual({ missing: want.filter((x) => !got.includes(x)), extra: got.filter((x) => !want.includes(x)) }, { missing: [], extra: [] });
-    // Bounded JQL per project, 50 per page: ENG's 60 issues take a second page asked with nextPageToken.
+    // Bounded JQL per project; Jira answering 5 of the 50 asked per page, later pages are asked with nextPageToken.
     const jqls = jira.searches.map((s) => s.jql);
     assert.deepEqual([...new Set(jqls)], ['project = 10000 ORDER BY created ASC', 'project = 10001 ORDER BY created ASC']);
     assert.ok(jira.searches.some((s) => s.nextPageToken), 'second page requested with nextPageToken');
@@ -107,7 +108,7 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
     const withEmail = await doc(`issue:${issue('ENG-2').id}`);
     assert.equal(withEmail?.author, 'ada@acme.test', 'lower-cased reporter email');
     const secured = await doc(`issue:${issue('OPS-1').id}`);
-    assert.equal((secured?.metadata as Record<string, unknown>).security_level, 'Internal only');
+    assert.equal((secured?.metadata as Record<string, unknown> | undefined)?.security_level, 'Internal only');
   });
 
   it('maps comments as their own documents, reading past what the search embeds; restricted comments get their group', async () => {
@@ -187,7 +188,7 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
     const eng = jira.searches.filter((s) => s.jql.startsWith('project = 10000 '));
     assert.deepEqual(
       eng.map((s) => Boolean(s.nextPageToken)),
-      [false, true],
+      [false, true, true],
       'page one once; the retry resumed at the failed page (its nextPageToken)',
     );
   });

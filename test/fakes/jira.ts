@@ -221,7 +221,11 @@ export function evaluateJql(jql: string, timeZone: string): { filter: (i: JIssue
   return { filter: where(cond, timeZone), compare: (a, b) => dir * (key(a) - key(b) || Number(a.id) - Number(b.id)) };
 }
 
-export async function startFakeJira(data: JiraData = seedJira(), opts: { embedComments?: number } = {}): Promise<FakeJira> {
+/**
+ * `embedComments`: how many comments a search embeds per issue (the rest are read from /comment); `maxPage`: the most
+ * issues a search page holds (Jira may answer fewer than `maxResults` asks for).
+ */
+export async function startFakeJira(data: JiraData = seedJira(), opts: { embedComments?: number; maxPage?: number } = {}): Promise<FakeJira> {
   const email = data.me.emailAddress ?? 'ada@acme.test';
   const apiToken = 'ATATT3xFfGF0-fake-api-token';
   const cloudId = '1324a887-45db-1bf4-1e99-ef0ff456d421';
@@ -274,7 +278,7 @@ export async function startFakeJira(data: JiraData = seedJira(), opts: { embedCo
 
   const search = (input: { jql?: string; nextPageToken?: string; maxResults?: number; fields?: string[] }): FakeReply => {
     const jql = input.jql ?? '';
-    const maxResults = Math.min(100, Math.max(1, input.maxResults ?? 50));
+    const maxResults = Math.min(opts.maxPage ?? 100, Math.max(1, input.maxResults ?? 50));
     const fields = input.fields ?? ['id'];
     searches.push({ jql, nextPageToken: input.nextPageToken ?? null, fields, maxResults });
     try {
