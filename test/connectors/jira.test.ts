@@ -159,7 +159,7 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
     const literal = `${local.slice(0, 10).replace(/-/g, '/')} ${local.slice(11, 16)}`;
     assert.deepEqual(
       jira.searches.map((s) => s.jql),
-      [`updated >= "${literal}" AND project in (ENG, OPS) ORDER BY updated ASC`],
+      [`updated >= "${literal}" AND project in ("ENG", "OPS") ORDER BY updated ASC`],
     );
     assert.equal((await doc(`issue:${edited.id}`))?.title, 'OPS-3: Renamed after the sync');
     assert.match(String((await doc(`issue:${edited.id}`))?.content), /^New description text/);

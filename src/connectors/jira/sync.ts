@@ -70,7 +70,8 @@ export function searchJql(p: JiraPage, settings: JiraSettings): string {
     if (project) clauses.push(`project = ${project.id}`);
   } else {
     clauses.push(`updated >= "${jqlDate(new Date(Date.parse(p.since ?? '') - OVERLAP_MS).toISOString(), p.timeZone ?? undefined)}"`);
-    if (settings.projects) clauses.push(`project in (${settings.projects.join(', ')})`);
+    // Quoted: a project key may be a JQL reserved word.
+    if (settings.projects) clauses.push(`project in (${settings.projects.map((k) => `"${k}"`).join(', ')})`);
   }
   if (settings.jql) clauses.push(`(${settings.jql})`);
   return `${clauses.join(' AND ')} ORDER BY ${perProject(p) ? 'created ASC' : 'updated ASC'}`;
