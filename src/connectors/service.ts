@@ -1,24 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { timeoutSignal } from '../platform/abort.ts';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors, type FieldProblem } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { cancelConnectorJobs, VALIDATE_JOB_KIND } from './sync-request.ts';
-import { recentRuns, type SyncRun } from './runs.ts';
-import { nextIncrementalAt, scheduleFor } from './schedule.ts';
-import { SourceSettingsError } from './kit/errors.ts';
 import { getKind, listKinds } from './catalog.ts';
 import type { ConnectorDeps } from './deps.ts';
-import { buildSourceContext } from './kit/context.ts';
+import { applySettingsPatch, buildSourceContext } from './kit/context.ts';
+import { SourceSettingsError } from './kit/errors.ts';
 import { completeOAuth, createOAuthUrl, type OAuthCallbackOutcome } from './oauth/flow.ts';
+import { recentRuns, type SyncRun } from './runs.ts';
+import { nextIncrementalAt, scheduleFor } from './schedule.ts';
 import type { ConnectorState } from './states.ts';
 import { applyTransition, type ConnectorRecord, countConnectorDocuments, deleteConnectorRow, getConnector, insertConnector, updateConnectorFields } from './store.ts';
+import { cancelConnectorJobs, VALIDATE_JOB_KIND } from './sync-request.ts';
 
 export interface CreateConnectorInput {
   readonly connector_type: string;
@@ -267,11 +267,7 @@ export async function completeOAuthCallback(deps: ConnectorDeps, input: { state:
   try {
     const source = await buildSourceContext(deps, c, kind, { signal: timeoutSignal(15_000), log });
     const check = await kind.validate(source);
-    if (check.ok && check.settings) {
-      const merged = { ...c.settings, ...check.settings };
-      kind.settings.parse(merged);
-      await updateConnectorFields(deps.db, c.tenantId, c.id, { settings: merged });
-    }
+    if (check.ok) await applySettingsPatch(deps, c, kind, source, check.settings);
     if (check.ok && check.account) await updateConnectorFields(deps.db, c.tenantId, c.id, { displayName: `${kind.displayName} (${check.account})`.slice(0, 200) });
   } catch (err) {
     // The connector works without a better name; the first sync reports any real problem.

@@ -5,7 +5,7 @@ import type { ConnectorDeps, DocumentStore } from '../connectors/deps.ts';
 import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
 import { JobCancelledError, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { abortableSleep, buildSourceContext, credentialMasker, findVendorError, maskedError } from '../connectors/kit/context.ts';
+import { abortableSleep, applySettingsPatch, buildSourceContext, credentialMasker, findVendorError, maskedError } from '../connectors/kit/context.ts';
 import { rateLimitDelayMs } from '../connectors/kit/limits.ts';
 import { blockConnector } from '../connectors/kit/rate-buckets.ts';
 import { addRunCounts, finishRun, getRun, markSeen, type SyncRun, seenIds } from '../connectors/runs.ts';
@@ -103,7 +103,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
 
     try {
       let blockedWaits = 0;
-      const source = await buildSourceContext(deps, connector, kind, {
+      let source = await buildSourceContext(deps, connector, kind, {
         signal: ctx.signal,
         log: ctx.log,
         acquire: {
@@ -165,6 +165,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         let check = await step(() => validate(source));
         while (check === null) check = await step(() => validate(source));
         if (!check.ok) throw new VendorAuthError(check.message);
+        source = await applySettingsPatch(deps, connector, kind, source, check.settings);
         limitedAttempt = 0;
       }
       const skipped: { external_id: string; reason: string }[] = [];

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { getKind } from '../connectors/catalog.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
-import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
-import type { JobContext } from '../platform/jobs/index.ts';
-import { buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from '../connectors/kit/context.ts';
+import { applySettingsPatch, buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from '../connectors/kit/context.ts';
 import { authErrorMessage, SourceSettingsError, VendorAuthError } from '../connectors/kit/errors.ts';
+import { applyTransition, getConnector } from '../connectors/store.ts';
+import type { JobContext } from '../platform/jobs/index.ts';
 
 const payloadSchema = z.object({ connectorId: z.string() });
 
@@ -26,11 +26,7 @@ export function createValidateHandler(deps: ConnectorDeps) {
       const check = kind.validate ? await kind.validate(source) : { ok: true as const };
       if (check.ok) {
         // What validation discovered (an Atlassian cloudId, a Drive's root) joins the settings, parsed like user input.
-        if (check.settings) {
-          const merged = { ...connector.settings, ...check.settings };
-          kind.settings.parse(merged);
-          await updateConnectorFields(deps.db, tenantId, connectorId, { settings: merged });
-        }
+        await applySettingsPatch(deps, connector, kind, source, check.settings);
         // Also clears the last error (applyTransition): a failure from before new credentials is over.
         await applyTransition(deps.db, tenantId, connectorId, 'credentials_valid', { reason: check.account ? `authenticated as ${check.account}` : null });
         return { valid: true };

@@ -53,7 +53,7 @@ describe('teams connector against the fake Microsoft Graph', () => {
     assert.equal(u.searchParams.get('scope'), 'Team.ReadBasic.All Channel.ReadBasic.All ChannelMessage.Read.All offline_access User.Read');
     const done = await t.app.inject({ method: 'GET', url: `/v1/connectors/oauth/callback?state=${encodeURIComponent(u.searchParams.get('state') ?? '')}&code=ms-auth-code` });
     assert.equal(done.statusCode, 200, done.body);
-    assert.deepEqual(done.json(), { status: 'connected', connector_id: id });
+    assert.deepEqual(done.json(), { status: 'connected', connector_id: id, created: false });
   });
 
   it('a full sync stores every channel message and reply once (shared channels once), mapped to readable documents', async () => {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AnyKind, SourceContext } from './contract.ts';
 import type { ConnectorDeps } from '../deps.ts';
 import { currentOAuthTokens } from '../oauth/flow.ts';
-import { type ConnectorRecord, getConnector } from '../store.ts';
+import { type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
 import type { Queryable } from '../../platform/db/executor.ts';
 import { NonRetriableError } from '../../platform/jobs/index.ts';
 import { maskSecrets, secretStrings } from '../../platform/secrets.ts';
@@ -141,7 +141,7 @@ export async function buildSourceContext(
   const stored = connector.credentialsEnc ? (JSON.parse(deps.secrets.open(connector.credentialsEnc)) as Record<string, unknown>) : {};
   const now = deps.clock.now();
   const tokens = await currentOAuthTokens(deps, connector, now);
-  const merged = tokens ? { ...stored, access_token: tokens.access_token } : stored;
+  const merged = tokens ? { ...stored, ...tokens.fields, access_token: tokens.access_token } : stored;
   const credentials = kind.credentials.safeParse(merged);
   if (!credentials.success) throw new VendorAuthError('stored credentials no longer match the connector kind: supply new credentials');
   const acquire = connectorAcquire(deps.db, connector, kind, opts.signal, opts.acquire);
@@ -162,4 +162,23 @@ export async function buildSourceContext(
       return deps.connectorDocuments.listStored(connector.tenantId, connector.id, prefix);
     },
   };
+}
+
+/**
+ * Stores what a credential check discovered (`CredentialCheck.settings`: an Atlassian cloudId, a Drive's root) into the
+ * connector's settings, parsed with the kind's schema like user input, and returns the source context with them (and
+ * the API base they may imply). A patch that does not parse is refused (thrown) and nothing is stored.
+ */
+export async function applySettingsPatch(
+  deps: ConnectorDeps,
+  connector: ConnectorRecord,
+  kind: AnyKind,
+  source: SourceContext<unknown, unknown>,
+  patch: Record<string, unknown> | undefined,
+): Promise<SourceContext<unknown, unknown>> {
+  if (!patch || Object.keys(patch).length === 0) return source;
+  const merged = { ...connector.settings, ...patch };
+  const settings = kind.settings.parse(merged);
+  await updateConnectorFields(deps.db, connector.tenantId, connector.id, { settings: merged });
+  return { ...source, settings, apiBaseUrl: deps.config.connectors.apiUrls[kind.type] ?? kind.apiBaseUrl?.(settings) };
 }

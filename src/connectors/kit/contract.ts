@@ -127,6 +127,11 @@ export interface OAuthCapability {
   readonly scopes: readonly string[];
   readonly scopeSeparator?: string;
   readonly extraAuthorizeParams?: Record<string, string>;
+  /**
+   * String fields of the token answer to keep with the tokens and merge into the credentials the kind's code gets
+   * (Salesforce's `instance_url`, Zoho's `api_domain`): the kind's credentials schema must accept them.
+   */
+  readonly tokenFields?: readonly string[];
 }
 
 /**

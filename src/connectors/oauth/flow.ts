@@ -18,14 +18,15 @@ const STATE_TTL_MS = 10 * 60_000;
 /** Tokens are refreshed when they expire within this window. */
 export const REFRESH_MARGIN_MS = 5 * 60_000;
 
-const tokenResponse = z.object({
+const tokenResponse = z.looseObject({
   access_token: z.string().min(1),
   token_type: z.string().optional(),
   refresh_token: z.string().optional(),
   expires_in: z.coerce.number().optional(),
   scope: z.string().optional(),
 });
-export type OAuthTokens = { access_token: string; refresh_token?: string; scope?: string };
+/** `fields`: what the kind's `oauth.tokenFields` keeps of the token answer (Salesforce's `instance_url`, Zoho's `api_domain`). */
+export type OAuthTokens = { access_token: string; refresh_token?: string; scope?: string; fields?: Record<string, string> };
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
 
@@ -140,9 +141,20 @@ async function storeTokens(
   tenantId: string,
   connectorId: string,
   t: z.infer<typeof tokenResponse>,
+  kind: AnyKind,
   previous?: OAuthTokens,
 ): Promise<void> {
-  const tokens: OAuthTokens = { access_token: t.access_token, refresh_token: t.refresh_token ?? previous?.refresh_token, scope: t.scope ?? previous?.scope };
+  const fields: Record<string, string> = { ...previous?.fields };
+  for (const name of kind.oauth?.tokenFields ?? []) {
+    const v = (t as Record<string, unknown>)[name];
+    if (typeof v === 'string' && v) fields[name] = v;
+  }
+  const tokens: OAuthTokens = {
+    access_token: t.access_token,
+    refresh_token: t.refresh_token ?? previous?.refresh_token,
+    scope: t.scope ?? previous?.scope,
+    ...(Object.keys(fields).length > 0 ? { fields } : {}),
+  };
   await updateConnectorFields(db, tenantId, connectorId, {
     oauthTokensEnc: deps.secrets.seal(JSON.stringify(tokens)),
     tokenExpiresAt: t.expires_in ? new Date(deps.clock.now().getTime() + t.expires_in * 1000) : null,
@@ -168,9 +180,9 @@ export async function completeOAuth(deps: ConnectorDeps, input: { state: string;
   if (input.error || !input.code) return { ok: false, reason: `the provider refused the authorization: ${input.error ?? 'no code returned'}` };
   const c = oauthClient(deps, String(row.connector_type));
   const verifier = deps.secrets.open(String(row.code_verifier_enc));
-  const exchange = async (): Promise<z.infer<typeof tokenResponse> | { failed: string }> => {
+  const exchange = async (): Promise<{ tokens: z.infer<typeof tokenResponse> } | { failed: string }> => {
     try {
-      return await tokenRequest(c.tokenUrl, { grant_type: 'authorization_code', code: input.code ?? '', redirect_uri: c.redirectUri, code_verifier: verifier }, c.clientId, c.clientSecret);
+      return { tokens: await tokenRequest(c.tokenUrl, { grant_type: 'authorization_code', code: input.code ?? '', redirect_uri: c.redirectUri, code_verifier: verifier }, c.clientId, c.clientSecret) };
     } catch (err) {
       // The vendor's error may echo the code, the verifier or the client secret: none of them is shown or stored.
       const secrets = secretStrings([input.code, c.clientSecret, verifier]);
@@ -178,9 +190,9 @@ export async function completeOAuth(deps: ConnectorDeps, input: { state: string;
     }
   };
   if (row.connector_id === null || row.connector_id === undefined) {
-    const tokens = await exchange();
-    if ('failed' in tokens) return { ok: false, reason: tokens.failed };
-    const connectorId = await createConnectedConnector(deps, tenantId, c.kind, tokens, {
+    const exchanged = await exchange();
+    if ('failed' in exchanged) return { ok: false, reason: exchanged.failed };
+    const connectorId = await createConnectedConnector(deps, tenantId, c.kind, exchanged.tokens, {
       displayName: typeof row.display_name === 'string' ? row.display_name : null,
       actorId: typeof row.actor_id === 'string' ? row.actor_id : null,
       userId: typeof row.user_id === 'string' ? row.user_id : null,
@@ -192,12 +204,13 @@ export async function completeOAuth(deps: ConnectorDeps, input: { state: string;
   if (!before) return { ok: false, reason: `connector '${connectorId}' no longer exists` };
   const allowed = nextState(before.status, 'oauth_completed', before.pausedFrom);
   if (!allowed.ok) return { ok: false, reason: allowed.reason };
-  const tokens = await exchange();
-  if ('failed' in tokens) return { ok: false, reason: tokens.failed };
+  const exchanged = await exchange();
+  if ('failed' in exchanged) return { ok: false, reason: exchanged.failed };
+  const { tokens } = exchanged;
   // The state may have changed during the exchange (a pause, say): then nothing is stored.
   const moved = await deps.db.transaction(async (tx) => {
     const m = await applyTransition(tx, tenantId, connectorId, 'oauth_completed');
-    if (m.ok) await storeTokens(deps, tx, tenantId, connectorId, tokens);
+    if (m.ok) await storeTokens(deps, tx, tenantId, connectorId, tokens, c.kind);
     return m;
   });
   if (!moved.ok) return { ok: false, reason: moved.reason };
@@ -233,7 +246,7 @@ async function createConnectedConnector(
     });
     const moved = await applyTransition(tx, tenantId, record.id, 'oauth_completed');
     if (!moved.ok) throw new Error(`a new connector could not move to connected: ${moved.reason}`);
-    await storeTokens(deps, tx, tenantId, record.id, tokens);
+    await storeTokens(deps, tx, tenantId, record.id, tokens, kind);
     return record.id;
   });
   const details = { connector_id: id, connector_type: kind.type, display_name: who.displayName ?? kind.displayName, via: 'oauth' };
@@ -252,7 +265,7 @@ export async function currentOAuthTokens(deps: ConnectorDeps, connector: Connect
   const c = oauthClient(deps, connector.type);
   try {
     const fresh = await tokenRequest(c.tokenUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, c.clientId, c.clientSecret);
-    await storeTokens(deps, deps.db, connector.tenantId, connector.id, fresh, tokens);
+    await storeTokens(deps, deps.db, connector.tenantId, connector.id, fresh, c.kind, tokens);
     const updated = await getConnector(deps.db, connector.tenantId, connector.id);
     return updated?.oauthTokensEnc ? (JSON.parse(deps.secrets.open(updated.oauthTokensEnc)) as OAuthTokens) : null;
   } catch (err) {

@@ -41,7 +41,7 @@ export interface LoggedRequest {
 export interface VendorFakeOptions {
   /** For messages only. */
   readonly name: string;
-  /** Tokens the fake accepts (revocable with `revoke`); empty = any request is authorized. */
+  /** Tokens the fake accepts (revocable with `revoke`: with none left, every request is refused); omitted = no token check. */
   readonly tokens?: readonly string[];
   /** How this vendor's requests carry the credential; default `Authorization: Bearer <token>`. */
   readonly tokenOf?: (req: { headers: http.IncomingHttpHeaders; query: URLSearchParams; body: unknown }) => string | null;
@@ -107,11 +107,14 @@ export class VendorFake {
   private readonly routes: Route[] = [];
   private readonly injected: Injected[] = [];
   private readonly tokens: Set<string>;
+  /** Whether requests must carry a known token: true once `tokens` was given or `allow` called, even after every token was revoked. */
+  private checksTokens: boolean;
   private server: http.Server | null = null;
   private base = '';
 
   constructor(readonly options: VendorFakeOptions) {
     this.tokens = new Set(options.tokens ?? []);
+    this.checksTokens = options.tokens !== undefined;
   }
 
   /** The fake's base URL (`http://127.0.0.1:<port>`), once started. */
@@ -152,6 +155,7 @@ export class VendorFake {
   }
 
   allow(token: string): this {
+    this.checksTokens = true;
     this.tokens.add(token);
     return this;
   }
@@ -192,7 +196,7 @@ export class VendorFake {
     const logged = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), token };
     const base = { method, path: url.pathname, url, query: url.searchParams, headers: req.headers, rawBody, body, token };
     const open = this.options.publicPath?.(url.pathname) ?? false;
-    if (!open && this.tokens.size > 0 && (!token || !this.tokens.has(token))) {
+    if (!open && this.checksTokens && (!token || !this.tokens.has(token))) {
       return { ...(this.options.unauthorized?.({ ...base, params: {} }) ?? { status: 401, json: { error: 'unauthorized' } }), logged };
     }
     const fault = this.injected.find((f) => f.remaining > 0 && f.match({ ...base, params: {} }));
