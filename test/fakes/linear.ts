@@ -1,6 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildSchema, graphql } from 'graphql';
+import { VendorFake } from './kit/index.ts';
 
 /**
  * A local Linear GraphQL API fake (POST /graphql), executed by graphql-js against a schema that mirrors the
@@ -400,8 +399,6 @@ export async function startFakeLinear(data: LinearData = seedLinear()): Promise<
   const oauthToken = 'lin_oauth_fake0123456789abcdefghijklmnop';
   const schema = buildSchema(SDL);
   const calls: FakeLinear['calls'] = [];
-  let limited = 0;
-  let retryAfter = 1;
   let limitStyle: 'graphql' | 'http' = 'graphql';
   let clock = Date.parse(iso(100_000));
   const byId = <T extends { id: string }>(list: T[], id: string) => list.find((x) => x.id === id) ?? null;
@@ -469,72 +466,61 @@ export async function startFakeLinear(data: LinearData = seedLinear()): Promise<
     },
   };
 
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d: Buffer) => {
-      raw += d.toString();
-    });
-    req.on('end', () => {
-      void (async () => {
-        const reset = Date.now() + 60_000;
-        const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-          res.writeHead(status, {
-            'content-type': 'application/json; charset=utf-8',
-            'x-ratelimit-requests-limit': '1500',
-            'x-ratelimit-requests-remaining': limited > 0 ? '0' : '1400',
-            'x-ratelimit-requests-reset': String(reset),
-            ...headers,
-          });
-          res.end(JSON.stringify(body));
-        };
-        if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/graphql') return reply(404, { errors: [{ message: 'Not found' }] });
-        const body = JSON.parse(raw || '{}') as { query?: string; variables?: Record<string, unknown>; operationName?: string };
-        const operation = /(?:query|mutation)\s+(\w+)/.exec(body.query ?? '')?.[1] ?? 'anonymous';
-        calls.push({ operation, variables: body.variables ?? {} });
-        if (limited > 0) {
-          limited--;
-          if (limitStyle === 'http') return reply(429, { errors: [{ message: 'Rate limit exceeded', extensions: { type: 'ratelimited', code: 'RATELIMITED' } }] }, { 'retry-after': String(retryAfter) });
-          return reply(
-            400,
-            { errors: [{ message: 'Rate limit exceeded', extensions: { type: 'ratelimited', code: 'RATELIMITED', statusCode: 429, userPresentableMessage: 'Too many requests.' } }] },
-            { 'x-ratelimit-requests-remaining': '0', 'x-ratelimit-requests-reset': String(Date.now() + retryAfter * 1000) },
-          );
-        }
-        // Personal API keys come bare; OAuth access tokens as `Bearer <token>` (Linear's documented forms).
-        if (req.headers.authorization !== apiKey && req.headers.authorization !== `Bearer ${oauthToken}`) {
-          return reply(400, {
-            errors: [{ message: 'Authentication required, not authenticated', extensions: { type: 'authentication error', code: 'AUTHENTICATION_ERROR', statusCode: 401, userPresentableMessage: 'You need to authenticate to access this operation.' } }],
-          });
-        }
-        const result = await graphql({ schema, source: body.query ?? '', rootValue: root, variableValues: body.variables });
-        if (result.errors && result.errors.length > 0) {
-          const errors = result.errors.map((e) => ({ message: e.message, path: e.path, extensions: { type: e.message.startsWith('Entity not found') ? 'invalid input' : 'graphql error', code: 'INVALID_INPUT' } }));
-          return reply(result.data ? 200 : 400, { data: result.data ?? null, errors });
-        }
-        return reply(200, { data: result.data });
-      })();
-    });
+  const limitHeaders = (remaining: string, reset: number) => ({
+    'x-ratelimit-requests-limit': '1500',
+    'x-ratelimit-requests-remaining': remaining,
+    'x-ratelimit-requests-reset': String(reset),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The shared vendor fake: token check, request log, injected rate limits; Linear's own shapes below.
+  const fake = new VendorFake({
+    name: 'Linear',
+    tokens: [apiKey, `Bearer ${oauthToken}`],
+    // Personal API keys come bare in Authorization; OAuth access tokens as `Bearer <token>` (Linear's documented forms).
+    tokenOf: ({ headers }) => headers.authorization ?? null,
+    unauthorized: () => ({
+      status: 400,
+      headers: limitHeaders('1400', Date.now() + 60_000),
+      json: {
+        errors: [{ message: 'Authentication required, not authenticated', extensions: { type: 'authentication error', code: 'AUTHENTICATION_ERROR', statusCode: 401, userPresentableMessage: 'You need to authenticate to access this operation.' } }],
+      },
+    }),
+    // Linear's documented shape is HTTP 400 with a RATELIMITED GraphQL error and the reset header; `http` style: 429 + Retry-After.
+    rateLimited: (seconds) =>
+      limitStyle === 'http'
+        ? { status: 429, headers: limitHeaders('0', Date.now() + seconds * 1000), json: { errors: [{ message: 'Rate limit exceeded', extensions: { type: 'ratelimited', code: 'RATELIMITED' } }] } }
+        : {
+            status: 400,
+            headers: { ...limitHeaders('0', Date.now() + seconds * 1000), 'retry-after': '' },
+            json: { errors: [{ message: 'Rate limit exceeded', extensions: { type: 'ratelimited', code: 'RATELIMITED', statusCode: 429, userPresentableMessage: 'Too many requests.' } }] },
+          },
+  });
+  fake.route('POST', '/graphql', async (req) => {
+    const body = (req.body ?? {}) as { query?: string; variables?: Record<string, unknown>; operationName?: string };
+    const operation = /(?:query|mutation)\s+(\w+)/.exec(body.query ?? '')?.[1] ?? 'anonymous';
+    calls.push({ operation, variables: body.variables ?? {} });
+    const headers = limitHeaders('1400', Date.now() + 60_000);
+    const result = await graphql({ schema, source: body.query ?? '', rootValue: root, variableValues: body.variables });
+    if (result.errors && result.errors.length > 0) {
+      const errors = result.errors.map((e) => ({ message: e.message, path: e.path, extensions: { type: e.message.startsWith('Entity not found') ? 'invalid input' : 'graphql error', code: 'INVALID_INPUT' } }));
+      return { status: result.data ? 200 : 400, headers, json: { data: result.data ?? null, errors } };
+    }
+    return { headers, json: { data: result.data } };
+  });
+  await fake.start();
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: fake.url,
     apiKey,
     oauthToken,
     data,
     calls,
     rateLimitNext(count, seconds, style = 'graphql') {
-      limited = count;
-      retryAfter = seconds;
       limitStyle = style;
+      fake.rateLimitNext(count, seconds);
     },
     tick() {
       clock += 60_000;
       return new Date(clock).toISOString();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => fake.close(),
   };
 }

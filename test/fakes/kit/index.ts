@@ -49,7 +49,7 @@ export interface VendorFakeOptions {
   readonly publicPath?: (path: string) => boolean;
   /** The vendor's answer to a missing or wrong token; default 401 `{ error: 'unauthorized' }`. */
   readonly unauthorized?: (req: FakeRequest) => FakeReply;
-  /** The vendor's 429 answer; default 429 with `Retry-After` and `{ error: 'rate_limited' }`. */
+  /** The vendor's rate-limit answer (the kit adds `Retry-After` unless the reply sets it to ''); default 429 `{ error: 'rate_limited' }`. */
   readonly rateLimited?: (retryAfterSeconds: number) => FakeReply;
   /** The vendor's 5xx answer; default `{ error: 'internal' }` with the injected status. */
   readonly serverError?: (status: number) => FakeReply;
@@ -207,7 +207,10 @@ export class VendorFake {
       fault.remaining--;
       if (fault.kind === 'rate_limit') {
         const reply = this.options.rateLimited?.(fault.retryAfterSeconds) ?? { status: 429, json: { error: 'rate_limited' } };
-        return { ...reply, headers: { 'retry-after': String(fault.retryAfterSeconds), ...reply.headers }, logged };
+        // The kit adds Retry-After; a vendor whose rate-limit answer has none (Linear's GraphQL error) sets it to ''.
+        const headers: Record<string, string> = { 'retry-after': String(fault.retryAfterSeconds), ...reply.headers };
+        if (headers['retry-after'] === '') delete headers['retry-after'];
+        return { ...reply, headers, logged };
       }
       return { ...(this.options.serverError?.(fault.status) ?? { json: { error: 'internal' } }), status: fault.status, logged };
     }
