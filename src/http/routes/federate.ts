@@ -74,6 +74,8 @@ const nodeBody = z
       .url({ protocol: /^https?$/ })
       .max(2000)
       .refine((u) => {
+        // Runs after .url() too when it failed: a string that is not a URL is already refused (400) by it.
+        if (!URL.canParse(u)) return true;
         const parsed = new URL(u);
         return !parsed.search && !parsed.hash && !parsed.username && !parsed.password;
       }, 'the base URL of the instance (e.g. https://atrium.example.com): no query, fragment or credentials; the API key goes in api_key'),
