@@ -250,6 +250,11 @@ describe('vec2vec API', () => {
       payload: `{"vector":[1e400${',0'.repeat(47)}],"source_model":"${a.id}","target_model":"${b.id}"}`,
     });
     assert.equal(inf.statusCode, 400);
+    // Finite in JSON, past 32-bit floats: refused naming the vector, never a 500 with NaN in the answer.
+    const huge = await post('/v1/vec2vec/translate', { vector: [1e200, 0], source_model: 'x-2d', target_model: 'builtin/y-2d' });
+    assert.equal(huge.statusCode, 400, huge.body);
+    assert.equal(huge.json().error.code, 'invalid_request');
+    assert.match(huge.json().error.message, /vector is too large/);
     const str = await post('/v1/vec2vec/translate', { vector: ['NaN'], source_model: a.id, target_model: b.id });
     assert.equal(str.statusCode, 400);
     const unknown = await post('/v1/vec2vec/translate', { vector: [1, 2], source_model: 'who/knows', target_model: b.id });
