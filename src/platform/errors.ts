@@ -31,6 +31,8 @@ export const Errors = {
   validation: (message: string, problems?: readonly FieldProblem[]) =>
     new AppError('invalid_request', 400, message, { details: problems ? { problems } : undefined }),
   malformedJson: (message: string) => new AppError('malformed_json', 400, `request body is not valid JSON: ${message}`),
+  jsonTooDeep: (limit: number) =>
+    new AppError('json_too_deep', 400, `request body nests objects and arrays more than ${limit} levels deep: flatten it`, { details: { max_depth: limit } }),
   unauthenticated: (message = 'missing or invalid API key: send Authorization: Bearer <API_KEY>') =>
     new AppError('unauthenticated', 401, message),
   forbidden: (permission: string) =>
@@ -92,25 +94,81 @@ export function openAiErrorMessage(text: string): string {
  * PostgreSQL text and jsonb cannot store that character: input holding it is refused with its field named.
  */
 export function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}.${i}`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return `${path}.${k.replaceAll('\u0000', '\\u0000')}`;
-      const found = nulPath(v, `${path}.${k}`);
-      if (found) return found;
+  return unstorableText(value, path, (s) => (s.includes('\u0000') ? NUL_MESSAGE : null))?.path ?? null;
+}
+
+/** A UTF-16 surrogate without its other half: `JSON.stringify` writes it as `\ud800`, which jsonb refuses. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored in PostgreSQL text or jsonb (NUL, a lone surrogate), or null when it can. */
+export function unstorableReason(s: string): string | null {
+  if (s.includes('\u0000')) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(s)) return LONE_SURROGATE_MESSAGE;
+  return null;
+}
+
+/**
+ * The first string or key inside `value` that PostgreSQL cannot store (U+0000, or a lone UTF-16 surrogate that
+ * jsonb refuses), with its path (`body.documents.3.title`) and why; null when every one can. Input holding one is
+ * refused with its field named before anything acts on it: a request that stored half its effects, or ran a
+ * vendor action and then failed to write its audit row, must not happen. Walks with its own stack, so depth
+ * costs no call stack.
+ */
+export function unstorableText(
+  value: unknown,
+  path: string,
+  reasonOf: (s: string) => string | null = unstorableReason,
+): { readonly path: string; readonly message: string } | null {
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop() as [unknown, string];
+    if (typeof v === 'string') {
+      const reason = reasonOf(v);
+      if (reason) return { path: at, message: reason };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}.${i}`]);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (const [k] of entries) {
+        const reason = reasonOf(k);
+        if (reason) return { path: `${at}.${printableKey(k)}`, message: reason };
+      }
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i]!;
+        stack.push([child, `${at}.${k}`]);
+      }
     }
   }
   return null;
 }
 
+/** A key as it can be shown in a message: NUL and lone surrogates written as escapes. */
+function printableKey(k: string): string {
+  return k.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * `s` with what PostgreSQL cannot store replaced by U+FFFD (NUL, lone surrogates): for text the service writes
+ * about input it did not refuse (an audit row naming an unknown MCP tool, a vendor's error message).
+ */
+export function storableText(s: string): string {
+  return unstorableReason(s) === null ? s : s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/** `JSON.stringify(value)` with every string and key made storable (`storableText`), for jsonb columns. */
+export function storableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === 'string') return storableText(v);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => unstorableReason(k) !== null)) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [storableText(k), x]));
+    }
+    return v;
+  });
+}
+
 export const NUL_MESSAGE = 'contains a NUL character (\\u0000), which cannot be stored: remove it';
+export const LONE_SURROGATE_MESSAGE =
+  'contains a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff), which is not valid Unicode and cannot be stored: send well-formed text';
 
 /**
  * A database error that is the client's fault, as the AppError the client should see; null for any other error.

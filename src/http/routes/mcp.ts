@@ -17,6 +17,7 @@ import {
   toolsFor,
 } from '../../mcp/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../platform/json-depth.ts';
 import type { App } from '../app.ts';
 import { bearerToken, principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -57,6 +58,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
       const raw = String(text);
       if (raw.trim() === '') return done(null, undefined);
+      if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) return done(Errors.jsonTooDeep(MAX_JSON_DEPTH), undefined);
       try {
         done(null, JSON.parse(raw));
       } catch (err) {
