@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Principal } from '../access/index.ts';
+import { can, type Principal } from '../access/index.ts';
 import { type AuditInput, recordAuditDeferred } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
@@ -127,7 +127,17 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
     cachedLocal = service.cache.get(cacheKey, nowMs);
     cacheState = cachedLocal ? 'hit' : 'miss';
   }
-  const result = await fanOut(deps, tenantId, q, selection, remotes, { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin }, failed);
+  // What a remote node said when it failed is for admins (who registered it); other callers see its status.
+  const detailed = can(principal, 'admin');
+  const result = await fanOut(
+    deps,
+    tenantId,
+    q,
+    selection,
+    remotes,
+    { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin, detailed },
+    failed,
+  );
   const fan = result.fan;
   if (result.rejected) throw Errors.validation(`a remote node rejected the request: ${result.rejected}`, [{ path: 'body.node_ids', message: result.rejected }]);
   if (selectedCount > 0 && result.answered === 0) {
@@ -259,7 +269,16 @@ async function fanOut(
   q: FederatedQuery,
   selection: Selection,
   remotes: Selection['remotes'],
-  o: { budget: number; criticalFirst: boolean; intent: ReturnType<typeof inferIntent>; contextTerms: ReadonlySet<string>; cachedLocal: LocalAnswer | undefined; origin: string },
+  o: {
+    budget: number;
+    criticalFirst: boolean;
+    intent: ReturnType<typeof inferIntent>;
+    contextTerms: ReadonlySet<string>;
+    cachedLocal: LocalAnswer | undefined;
+    origin: string;
+    /** Failed nodes are reported with the (masked) message from their answer, else with their status only. */
+    detailed: boolean;
+  },
   failed: { node: string; reason: string }[],
 ): Promise<FanOutResult> {
   const deadlineMs = deps.config.federation.deadlineMs;
@@ -323,7 +342,7 @@ async function fanOut(
     // The request passed this node's own validation, so a remote 400 concerns what only the remote can
     // check: the sources named under it (`paris/nope`). Otherwise (e.g. version skew) the node is left out.
     if (outcome.reason === 'rejected' && sub) rejected ??= `${node.name}: ${outcome.message}`;
-    failed.push({ node: node.name, reason: outcome.message });
+    failed.push({ node: node.name, reason: o.detailed ? outcome.message : outcome.status });
     deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
   }
   return { fan: { local, remote, consulted }, answered, timedOut, rejected, localAnswer };
