@@ -38,6 +38,7 @@ export const configSchema = z.object({
   ATRIUM_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   ATRIUM_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   ATRIUM_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(100),
+  ATRIUM_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
   ATRIUM_TRUST_PROXY: bool.default(false),
   ATRIUM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   ATRIUM_JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
@@ -99,6 +100,8 @@ export interface Config {
   readonly role: RawConfig['ATRIUM_ROLE'];
   readonly bodyLimitBytes: number;
   readonly rateLimit: { readonly perMinute: number; readonly burst: number };
+  /** Failed authentication attempts a client (address) may make per minute before 429; 0 = no limit. */
+  readonly authFailuresPerMinute: number;
   readonly trustProxy: boolean;
   readonly worker: { readonly concurrency: number; readonly pollMs: number };
   /** MCP endpoint security: extra browser origins and Host names allowed (`*` = any), idle session expiry. */
@@ -167,6 +170,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     role: c.ATRIUM_ROLE,
     bodyLimitBytes: c.ATRIUM_BODY_LIMIT_BYTES,
     rateLimit: Object.freeze({ perMinute: c.ATRIUM_RATE_LIMIT_PER_MINUTE, burst: c.ATRIUM_RATE_LIMIT_BURST }),
+    authFailuresPerMinute: c.ATRIUM_AUTH_FAILURES_PER_MINUTE,
     trustProxy: c.ATRIUM_TRUST_PROXY,
     worker: Object.freeze({ concurrency: c.ATRIUM_WORKER_CONCURRENCY, pollMs: c.ATRIUM_JOB_POLL_MS }),
     mcp: Object.freeze({

@@ -54,6 +54,11 @@ export const Errors = {
       details: { retry_after_seconds: retryAfterSeconds },
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  authThrottled: (retryAfterSeconds: number) =>
+    new AppError('too_many_failed_attempts', 429, `too many failed authentication attempts from this client: retry after ${retryAfterSeconds} s`, {
+      details: { retry_after_seconds: retryAfterSeconds },
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
   internal: (cause?: unknown) => new AppError('internal_error', 500, 'internal server error', { cause }),
   /** Every node a federated query selected failed with an error (none timed out): e.g. a remote node's key was revoked. */
   federationFailed: (message: string) => new AppError('federation_failed', 500, message),

@@ -19,7 +19,7 @@ import {
 import { AppError, Errors } from '../../platform/errors.ts';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../platform/json-depth.ts';
 import type { App } from '../app.ts';
-import { bearerToken, principalOf } from '../auth.ts';
+import { authenticateBearer, bearerToken, principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 export const MCP_PATH = '/v1/expose/mcp';
@@ -44,7 +44,10 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     ctx: mcpCtx,
     allowedOrigins: security.allowedOrigins,
     allowedHosts: security.allowedHosts,
-    authenticate: async (token) => (token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null),
+    authenticate: async (token, client) => {
+      if (client !== undefined && token !== undefined) return authenticateBearer(deps, client, token);
+      return token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
+    },
   });
   app.addHook('preClose', async () => {
     await Promise.all([sessions.closeAll(), ws.close()]);
@@ -82,7 +85,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
         for (const [k, v] of Object.entries(corsHeaders(request.headers.origin, request.method === 'OPTIONS'))) reply.raw.setHeader(k, v);
         if (request.method === 'OPTIONS') return reply.code(204).send();
         const token = bearerToken(request);
-        const principal = token ? await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
+        const principal = token !== undefined ? await authenticateBearer(deps, request.ip, token) : null;
         if (!principal) {
           throw new AppError('unauthenticated', 401, 'missing or invalid API key: send Authorization: Bearer <API_KEY>', {
             headers: { 'www-authenticate': 'Bearer' },
