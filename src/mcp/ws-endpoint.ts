@@ -18,11 +18,17 @@ export interface WebSocketEndpointOptions {
    * client's address, for the failed-attempt limit: an AppError 429 refuses the upgrade with it) and before each message.
    */
   authenticate(token: string | undefined, client?: string): Promise<Principal | null>;
-  /** Largest accepted frame (bytes). */
+  /** Largest accepted frame (bytes); default MCP_MAX_MESSAGE_BYTES. */
   readonly maxPayload?: number;
   /** Ping interval; a socket that has not answered the previous ping is dropped (dead peers, half-open TCP). */
   readonly heartbeatMs?: number;
 }
+
+/**
+ * The largest MCP message accepted, whatever the transport: a WebSocket frame, a Streamable HTTP POST body.
+ * Tool arguments are a query and a few ids, an action intent with its context: far below this.
+ */
+export const MCP_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 function reject(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ error: { code, message } });
@@ -48,7 +54,7 @@ function bearer(req: IncomingMessage): string | undefined {
 export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpointOptions): { close(): Promise<void> } {
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: opts.maxPayload ?? 4 * 1024 * 1024,
+    maxPayload: opts.maxPayload ?? MCP_MAX_MESSAGE_BYTES,
     handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
   });
 

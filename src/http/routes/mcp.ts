@@ -8,6 +8,7 @@ import {
   invokeTool,
   MCP_FORWARDED_BY_HEADER,
   MCP_FORWARDERS,
+  MCP_MAX_MESSAGE_BYTES,
   McpHttpSessions,
   originAllowed,
   readResource,
@@ -71,6 +72,8 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     scope.route({
       method: ['POST', 'GET', 'DELETE', 'OPTIONS'],
       url: MCP_PATH,
+      // One limit for every MCP transport (the WebSocket frame limit): 413 above it.
+      bodyLimit: MCP_MAX_MESSAGE_BYTES,
       config: { permission: 'public' },
       schema: { hide: true },
       handler: async (request, reply) => {
