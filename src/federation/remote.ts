@@ -146,6 +146,8 @@ export async function queryRemoteNode(
       },
       body: JSON.stringify(body),
       signal,
+      // The key goes to this node only: a redirect is its failure, not followed.
+      redirect: 'manual',
     });
     const text = await readCapped(res, REMOTE_MAX_BYTES);
     if (res.status === 400) return fail('rejected', 'HTTP 400', remoteErrorMessage(text) ?? `HTTP 400: ${text.slice(0, 200)}`);
@@ -167,7 +169,8 @@ export async function queryRemoteNode(
   } catch (err) {
     const name = (err as Error).name;
     if (name === 'TimeoutError' || name === 'AbortError') return fail('timeout', 'timeout', `no answer within ${opts.deadlineMs} ms`);
-    return fail('error', err instanceof TypeError ? 'unreachable' : 'invalid answer', fetchFailure(err));
+    const status = name === 'EgressDeniedError' ? 'egress denied' : err instanceof TypeError ? 'unreachable' : 'invalid answer';
+    return fail('error', status, fetchFailure(err));
   }
 }
 
@@ -192,6 +195,7 @@ export async function leadsBackHere(url: string, apiKey: string, origin: string,
     const res = await (opts.fetch ?? fetch)(`${url}/v1/nodes`, {
       headers: { authorization: `Bearer ${apiKey}`, [HOP_HEADER]: '1', [ORIGIN_HEADER]: origin },
       signal: AbortSignal.timeout(opts.deadlineMs),
+      redirect: 'manual',
     });
     const text = await readCapped(res, 64 * 1024);
     if (res.status !== 409) return false;

@@ -59,6 +59,9 @@ export const Errors = {
       details: { retry_after_seconds: retryAfterSeconds },
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  /** A URL the egress policy refuses (a private address in production mode), named by its field. */
+  egressDenied: (path: string, message: string) =>
+    new AppError('egress_denied', 400, `${path.replace(/^body\./, '')}: ${message}`, { details: { problems: [{ path, message }] } }),
   internal: (cause?: unknown) => new AppError('internal_error', 500, 'internal server error', { cause }),
   /** Every node a federated query selected failed with an error (none timed out): e.g. a remote node's key was revoked. */
   federationFailed: (message: string) => new AppError('federation_failed', 500, message),

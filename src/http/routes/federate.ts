@@ -25,6 +25,7 @@ import {
   runFederatedQuery,
   sourceModels,
 } from '../../federation/index.ts';
+import { checkEgress, EgressDeniedError } from '../../platform/egress.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
@@ -270,6 +271,14 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request, reply) => {
       const p = principalOf(request);
       const now = deps.clock.now();
+      // Every query key's federated query will call this URL with the node's key: the egress policy applies
+      // (the fan-out checks again on each request, as a name may come to resolve elsewhere).
+      try {
+        await checkEgress(deps.config.egress, request.body.url, { log: request.log });
+      } catch (err) {
+        if (err instanceof EgressDeniedError) throw Errors.egressDenied('body.url', err.message);
+        throw err;
+      }
       if (isThisInstance(deps, request.body.url, request.headers.host)) {
         throw Errors.validation('url is this instance itself: its sources are already searched locally', [{ path: 'body.url', message: 'this instance' }]);
       }
