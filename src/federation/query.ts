@@ -16,7 +16,7 @@ import { type FederatedQuery, federatedRequestSchema, normalizeRequest, queryHas
 import type { FederatedResponse } from './schema.ts';
 import { type FanOut, type FederationDeps, type LocalAnswer, UNHEALTHY_COOLDOWN_MS } from './service.ts';
 import { loadActivity, loadQueryContext, type QueryContextRows, recordActivity, tombstonesFor } from './store.ts';
-import { compareItems, surfaceItems } from './surface.ts';
+import { compareItems, surfaceItems, takeWithTombstones } from './surface.ts';
 import { contentTerms } from './terms.ts';
 import { tombstoneMatcher } from './tombstone.ts';
 import { translatorFrom } from './translate.ts';
@@ -396,14 +396,16 @@ async function withDeadline<T>(task: (signal: AbortSignal) => Promise<T>, ms: nu
  * Keeps each local source's best `budget` items (critical ones first while damping): the damping budget
  * applies per node, not only to the final list.
  */
+/** At most `budget` items per source, tombstoned ones keeping their reserved places (surface.ts takeWithTombstones). */
 function capPerNode(items: FederatedItem[], budget: number, criticalFirst: boolean): FederatedItem[] {
-  const sorted = [...items].sort(compareItems(criticalFirst));
-  const counts = new Map<string, number>();
-  return sorted.filter((i) => {
-    const n = counts.get(i.source_node) ?? 0;
-    counts.set(i.source_node, n + 1);
-    return n < budget;
-  });
+  const order = compareItems(criticalFirst);
+  const byNode = new Map<string, FederatedItem[]>();
+  for (const i of [...items].sort(order)) {
+    const group = byNode.get(i.source_node);
+    if (group) group.push(i);
+    else byNode.set(i.source_node, [i]);
+  }
+  return [...byNode.values()].flatMap((group) => takeWithTombstones(group, budget)).sort(order);
 }
 
 function withoutReasoning(i: FederatedItem): FederatedItem {
