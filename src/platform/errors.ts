@@ -69,6 +69,17 @@ export const Errors = {
   timeout: (message: string) => new AppError('timeout', 504, message),
 } as const;
 
+/** Validation issues as one sentence a user can act on (`settings.path: Required; settings: Unrecognized key: "x"`), not zod's JSON. */
+export function issuesSentence(issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[], root: string): string {
+  return issues.map((i) => `${[root, ...i.path.map(String)].join('.')}: ${i.message}`).join('; ');
+}
+
+/** An error's message for a user: a zod validation error (whose message is JSON) as a sentence naming each field. */
+export function errorSentence(err: unknown): string {
+  if (err instanceof z.ZodError) return `unexpected data: ${issuesSentence(err.issues, '(data)')}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }

@@ -4,11 +4,12 @@ import type { ConnectorDeps } from '../connectors/deps.ts';
 import { currentOAuthTokens } from '../connectors/oauth/flow.ts';
 import { type ConnectorRecord, getConnector } from '../connectors/store.ts';
 import type { Queryable } from '../platform/db/executor.ts';
+import { issuesSentence } from '../platform/errors.ts';
 import { NonRetriableError } from '../platform/jobs/index.ts';
 import { maskSecrets, secretStrings } from '../platform/secrets.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
-import { VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
+import { SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './vendor-errors.ts';
 import { timeoutSignal } from '../platform/abort.ts';
 
 export { rateLimitFromResponse } from './vendor-errors.ts';
@@ -154,12 +155,15 @@ export async function buildSourceContext(
   const merged = tokens ? { ...stored, access_token: tokens.access_token } : stored;
   const credentials = kind.credentials.safeParse(merged);
   if (!credentials.success) throw new VendorAuthError('stored credentials no longer match the connector kind: supply new credentials');
+  // Named in a sentence, not zod's JSON, and not retried: settings that do not parse will not parse next time.
+  const settings = kind.settings.safeParse(connector.settings);
+  if (!settings.success) throw new SourceSettingsError(issuesSentence(settings.error.issues, 'settings'));
   const acquire = connectorAcquire(deps.db, connector, kind, opts.signal, opts.acquire);
   return {
     connectorId: connector.id,
     tenantId: connector.tenantId,
     credentials: credentials.data,
-    settings: kind.settings.parse(connector.settings),
+    settings: settings.data,
     apiBaseUrl: deps.config.connectors.apiUrls[kind.type],
     fetch: vendorFetch(acquire, opts.signal),
     acquire,
