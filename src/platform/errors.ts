@@ -119,6 +119,9 @@ export function nulPath(value: unknown, path: string): string | null {
 /** A UTF-16 surrogate without its other half: `JSON.stringify` writes it as `\ud800`, which jsonb refuses. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** NUL or a lone surrogate, each match one code unit (NUL written as a code point: no control character in a regex literal). */
+const UNSTORABLE_CHARS = new RegExp(`${String.fromCharCode(0)}|${LONE_SURROGATE.source}`, 'g');
+
 /** Why a string cannot be stored in PostgreSQL text or jsonb (NUL, a lone surrogate), or null when it can. */
 export function unstorableReason(s: string): string | null {
   if (s.includes('\u0000')) return NUL_MESSAGE;
@@ -163,7 +166,7 @@ export function unstorableText(
 
 /** A key as it can be shown in a message: NUL and lone surrogates written as escapes. */
 function printableKey(k: string): string {
-  return k.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return k.replace(UNSTORABLE_CHARS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
@@ -171,7 +174,7 @@ function printableKey(k: string): string {
  * about input it did not refuse (an audit row naming an unknown MCP tool, a vendor's error message).
  */
 export function storableText(s: string): string {
-  return unstorableReason(s) === null ? s : s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return unstorableReason(s) === null ? s : s.replace(UNSTORABLE_CHARS, '\uFFFD');
 }
 
 /** `JSON.stringify(value)` with every string and key made storable (`storableText`), for jsonb columns. */
