@@ -41,6 +41,8 @@ const apiEnv = {
   ATRIUM_RATE_LIMIT_BURST: '10000000',
   ATRIUM_SYNC_SCHEDULER: 'false',
   ATRIUM_EMBEDDING_MODEL: 'builtin/glove-100d',
+  // Production mode refuses outbound requests to loopback: the processes federate with each other on 127.0.0.1.
+  ATRIUM_EGRESS_ALLOW: '127.0.0.1',
 };
 // FED_BENCH_NODE_ARGS: extra node flags for the API processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 const nodeArgs = process.env.FED_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EmbeddingProvider, EmbeddingRegistry } from '../src/embeddings/provider.ts';
 import { type App, type AppDeps, buildApp } from '../src/http/index.ts';
-import { cancelJobs, createWorker, getJob } from '../src/platform/jobs/index.ts';
+import { createWorker, getJob } from '../src/platform/jobs/index.ts';
 import {
   applyTranslation,
   createTrainJobHandler,
@@ -250,6 +250,11 @@ describe('vec2vec API', () => {
       payload: `{"vector":[1e400${',0'.repeat(47)}],"source_model":"${a.id}","target_model":"${b.id}"}`,
     });
     assert.equal(inf.statusCode, 400);
+    // Finite in JSON, past 32-bit floats: refused naming the vector, never a 500 with NaN in the answer.
+    const huge = await post('/v1/vec2vec/translate', { vector: [1e200, 0], source_model: 'x-2d', target_model: 'builtin/y-2d' });
+    assert.equal(huge.statusCode, 400, huge.body);
+    assert.equal(huge.json().error.code, 'invalid_request');
+    assert.match(huge.json().error.message, /vector is too large/);
     const str = await post('/v1/vec2vec/translate', { vector: ['NaN'], source_model: a.id, target_model: b.id });
     assert.equal(str.statusCode, 400);
     const unknown = await post('/v1/vec2vec/translate', { vector: [1, 2], source_model: 'who/knows', target_model: b.id });
@@ -352,7 +357,10 @@ describe('vec2vec API', () => {
     const w2 = worker();
     w2.start();
     await fitting();
-    assert.equal(await cancelJobs(t.db, 'default', 'vec2vec.train:'), 1);
+    // Cancelled through the API (DELETE /v1/vec2vec/training/{job_id}), mid-fit.
+    const cancel = await app.inject({ method: 'DELETE', url: `/v1/vec2vec/training/${jobId}`, headers: t.admin });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    assert.deepEqual(cancel.json(), { job_id: jobId, status: 'cancelled' });
     // The handler notices the cancel (it polls the job), ends the thread and releases the job.
     const released = async () => (await t.db.query('SELECT lease_owner FROM jobs WHERE id = $1', [jobId])).rows[0]?.lease_owner === null;
     for (let i = 0; i < 6000 && !(await released()); i++) await new Promise((r) => setTimeout(r, 10));
@@ -361,6 +369,32 @@ describe('vec2vec API', () => {
     assert.equal(cancelled?.status, 'cancelled');
     assert.equal(cancelled?.lastError, 'training cancelled', 'the fit was stopped by the cancel, not finished');
     assert.equal(await wideRows(), 0, 'a cancelled fit writes no rows');
+    const view = (await get(`/v1/vec2vec/training/${jobId}`)).json();
+    assert.equal(view.status, 'cancelled');
+    assert.equal((await app.inject({ method: 'DELETE', url: `/v1/vec2vec/training/${jobId}`, headers: t.admin })).statusCode, 409, 'already cancelled');
+  });
+
+  it('cancels a queued training job through the API: it never runs and writes nothing; 403, 404 and 409 otherwise', async () => {
+    const start = await post('/v1/vec2vec/train', { source_model: a.id, target_model: sparse.id, parallel_texts: texts, config: { min_samples: 200 } });
+    assert.equal(start.statusCode, 202, start.body);
+    const jobId = start.json().job_id;
+    const query = await t.keyWith(['query']);
+    assert.equal((await app.inject({ method: 'DELETE', url: `/v1/vec2vec/training/${jobId}`, headers: { authorization: query.authorization } })).statusCode, 403);
+    const cancel = await app.inject({ method: 'DELETE', url: `/v1/vec2vec/training/${jobId}`, headers: t.admin });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    await worker().drain();
+    const view = (await get(`/v1/vec2vec/training/${jobId}`)).json();
+    assert.equal(view.status, 'cancelled');
+    assert.equal(view.attempts, 0, 'never ran');
+    const rows = await t.db.query('SELECT id FROM translations WHERE job_id = $1', [jobId]);
+    assert.equal(rows.rows.length, 0);
+    const audit = await t.db.query<{ details: { job_id: string } }>("SELECT details FROM audit_events WHERE action = 'vec2vec.training_cancelled'");
+    assert.ok(audit.rows.some((r) => r.details.job_id === jobId));
+    // The pair can be trained again at once (the dedupe key was released).
+    const again = await post('/v1/vec2vec/train', { source_model: a.id, target_model: sparse.id, parallel_texts: texts, config: { min_samples: 200 } });
+    assert.equal(again.statusCode, 202, again.body);
+    assert.equal((await app.inject({ method: 'DELETE', url: `/v1/vec2vec/training/${again.json().job_id}`, headers: t.admin })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'DELETE', url: '/v1/vec2vec/training/job_nope', headers: t.admin })).statusCode, 404);
   });
 
   it('deletes a trained direction once, then 404', async () => {

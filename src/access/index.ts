@@ -15,4 +15,4 @@ export {
   upsertBootstrapKey,
 } from './api-keys.ts';
 export { can, PERMISSIONS, type Permission, type Principal, ROLE_PERMISSIONS, ROLES, type Role } from './permissions.ts';
-export { createTokenBucketLimiter, type RateLimiter } from './rate-limit.ts';
+export { createFailureThrottle, createTokenBucketLimiter, type FailureThrottle, type RateLimiter } from './rate-limit.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTokenBucketLimiter } from './rate-limit.ts';
+import { createFailureThrottle, createTokenBucketLimiter } from './rate-limit.ts';
 
 describe('token bucket', () => {
   it('allows a burst, then asks to wait until a token refills', () => {
@@ -22,5 +22,22 @@ describe('token bucket', () => {
     assert.equal(rl.take('k', later), 0);
     assert.equal(rl.take('k', later), 0);
     assert.ok(rl.take('k', later) > 0);
+  });
+});
+
+describe('failed-attempt throttle', () => {
+  it('allows perMinute failures, then blocks with the seconds until the next attempt, reported started once', () => {
+    const t = createFailureThrottle({ perMinute: 3 });
+    const now = 1_000_000;
+    assert.equal(t.blockedFor('1.2.3.4', now), 0);
+    assert.deepEqual(t.fail('1.2.3.4', now), { retryAfter: 0, started: false });
+    assert.deepEqual(t.fail('1.2.3.4', now), { retryAfter: 0, started: false });
+    assert.deepEqual(t.fail('1.2.3.4', now), { retryAfter: 20, started: true });
+    assert.equal(t.blockedFor('1.2.3.4', now), 20);
+    assert.equal(t.blockedFor('5.6.7.8', now), 0, 'per client');
+    assert.equal(t.blockedFor('1.2.3.4', now + 10_000), 10);
+    assert.equal(t.blockedFor('1.2.3.4', now + 20_000), 0, 'one attempt again after 60 / perMinute s');
+    assert.deepEqual(t.fail('1.2.3.4', now + 20_000), { retryAfter: 20, started: true });
+    assert.equal(t.blockedFor('1.2.3.4', now + 20_000 + 60_000), 0);
   });
 });

@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/executor.ts';
+import { storableJson } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { deferInsert, drainDeferred } from '../platform/write-behind.ts';
 
@@ -27,13 +28,17 @@ export interface AuditEvent {
 
 const RESERVED = new Set(['id', 'event_type', 'action', 'tenant_id', 'actor_id', 'user_id', 'timestamp', 'details']);
 
-/** Appends an event. Audit rows are never updated or deleted by the service. */
+/**
+ * Appends an event. Audit rows are never updated or deleted by the service. Details are written storable (a lone
+ * surrogate or NUL becomes U+FFFD): an event about input the service took as given (an unknown MCP tool's name, a
+ * vendor's error text) is recorded, not lost to jsonb refusing it.
+ */
 export async function recordAudit(db: Queryable, e: AuditInput): Promise<string> {
   const id = newId('evt');
   await db.query(
     `INSERT INTO audit_events (id, tenant_id, action, actor_id, user_id, occurred_at, details)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [id, e.tenantId, e.action, e.actorId ?? null, e.userId ?? null, (e.at ?? new Date()).toISOString(), JSON.stringify(e.details ?? {})],
+    [id, e.tenantId, e.action, e.actorId ?? null, e.userId ?? null, (e.at ?? new Date()).toISOString(), storableJson(e.details ?? {})],
   );
   return id;
 }
@@ -51,7 +56,7 @@ export function recordAuditDeferred(db: Queryable, e: AuditInput, onError?: (err
     {
       table: 'audit_events',
       columns: AUDIT_COLUMNS,
-      values: [id, e.tenantId, e.action, e.actorId ?? null, e.userId ?? null, (e.at ?? new Date()).toISOString(), JSON.stringify(e.details ?? {})],
+      values: [id, e.tenantId, e.action, e.actorId ?? null, e.userId ?? null, (e.at ?? new Date()).toISOString(), storableJson(e.details ?? {})],
     },
     onError,
   );

@@ -1,10 +1,11 @@
 import { recordAudit } from '../audit/index.ts';
+import { checkEgress, EgressDeniedError } from '../platform/egress.ts';
 import { AppError } from '../platform/errors.ts';
 import { SsoAudit } from './audit-actions.ts';
 import { certificateValidityProblem, parseCertificate } from './certificate.ts';
 import type { Actor, SsoDeps } from './deps.ts';
 import { discoverIssuer, OIDC_CALLBACK_PATH } from './oidc.ts';
-import { PROBLEMS, type Problem } from './problems.ts';
+import { PROBLEMS, type Problem, problem } from './problems.ts';
 import { spEndpoints } from './saml/sp.ts';
 import type { GroupMappingInput, OidcConfigInput, RuntimeConfigInput, SamlConfigInput } from './schemas.ts';
 import { getSsoConfig, type SsoConfig, saveGroupMapping, saveOidcSettings, saveRuntimeSettings, saveSamlSettings } from './store.ts';
@@ -68,7 +69,20 @@ async function rejected(deps: SsoDeps, actor: Actor, provider: string, p: Proble
   throw problemError(p, 400);
 }
 
+/** The egress policy's refusal of an IdP URL (a private address in production mode), as a problem; null when allowed. */
+async function egressProblem(deps: SsoDeps, field: string, url: string): Promise<Problem | null> {
+  try {
+    await checkEgress(deps.config.egress, url, { log: deps.log });
+    return null;
+  } catch (err) {
+    if (err instanceof EgressDeniedError) return problem('sso_egress_denied', `${field}: ${err.message}`);
+    throw err;
+  }
+}
+
 export async function configureSaml(deps: SsoDeps, actor: Actor, input: SamlConfigInput): Promise<ConfigView> {
+  const denied = await egressProblem(deps, 'idp_sso_url', input.idp_sso_url);
+  if (denied) return rejected(deps, actor, 'saml', denied);
   const now = deps.clock.now();
   const parsed = parseCertificate(input.idp_certificate);
   if ('problem' in parsed) return rejected(deps, actor, 'saml', parsed.problem);
@@ -104,6 +118,8 @@ export async function configureSaml(deps: SsoDeps, actor: Actor, input: SamlConf
 }
 
 export async function configureOidc(deps: SsoDeps, actor: Actor, input: OidcConfigInput): Promise<ConfigView> {
+  const denied = await egressProblem(deps, 'issuer_url', input.issuer_url);
+  if (denied) return rejected(deps, actor, 'oidc', denied);
   const discovered = await discoverIssuer(input.issuer_url, input.client_id, input.client_secret);
   if ('problem' in discovered) return rejected(deps, actor, 'oidc', discovered.problem);
   const now = deps.clock.now();

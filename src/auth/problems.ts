@@ -26,6 +26,7 @@ export const PROBLEMS = {
   saml_response_expired: { status: 401, remedy: 'sign in again; if fresh sign-ins fail too, synchronize server time' },
   saml_unknown_request: { status: 401, remedy: 'start sign-in from GET /v1/auth/sso/login (IdP-initiated sign-on is not accepted)' },
   saml_replay: { status: 401, remedy: 'this assertion was already used; sign in again' },
+  sso_egress_denied: { status: 400, remedy: 'use a public address for the IdP, or list its host or range in ATRIUM_EGRESS_ALLOW' },
   oidc_discovery_failed: { status: 400, remedy: 'issuer_url must serve /.well-known/openid-configuration with a matching issuer' },
   oidc_provider_error: { status: 401, remedy: 'the IdP refused the sign-in; see its logs for the user' },
   oidc_state_invalid: { status: 401, remedy: 'start sign-in again from GET /v1/auth/sso/login; callback URL must match exactly' },

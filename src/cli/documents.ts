@@ -276,7 +276,10 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
             );
           }
           const settings = await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
-          const prev = folderStateSchema.safeParse(settings.scan_state);
+          // The scan state is the source's sync cursor (what the server's own syncs keep), never one of its settings;
+          // an older CLI kept it in settings.scan_state.
+          const cursor = await deps.db.query<{ sync_cursor: unknown }>('SELECT sync_cursor FROM connectors WHERE tenant_id = $1 AND id = $2', [tenantId, connectorId]);
+          const prev = folderStateSchema.safeParse(cursor.rows[0]?.sync_cursor ?? settings.scan_state);
           // A source made on the server keeps its include / exclude / size settings here too.
           const stored = folderSettingsSchema.omit({ path: true }).safeParse(settings);
           const scanBar = createProgress('scan');
@@ -293,7 +296,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           bar.done(`ingest: ${scan.upserts.length} files changed, ${scan.unchanged} unchanged, ${scan.deletes.length} removed`);
           deleted = (await deleteDocuments(deps, { tenantId, connectorId, externalIds: scan.deletes })).deleted;
           await deps.db.query(
-            `UPDATE connectors SET settings = jsonb_set(settings, '{scan_state}', $3::jsonb), last_sync_at = now(), updated_at = now()
+            `UPDATE connectors SET sync_cursor = $3::jsonb, settings = coalesce(settings, '{}'::jsonb) - 'scan_state', last_sync_at = now(), updated_at = now()
              WHERE tenant_id = $1 AND id = $2`,
             [tenantId, connectorId, JSON.stringify(scan.state)],
           );

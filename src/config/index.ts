@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { egressAllowProblem, type EgressSettings } from '../platform/egress.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -38,6 +39,17 @@ export const configSchema = z.object({
   ATRIUM_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   ATRIUM_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   ATRIUM_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(100),
+  ATRIUM_EGRESS_ALLOW: z
+    .string()
+    .default('')
+    .superRefine((v, ctx) => {
+      for (const entry of splitList(v)) {
+        const problem = egressAllowProblem(entry);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
+    }),
+  ATRIUM_EGRESS_DENY_PRIVATE: bool.optional(),
+  ATRIUM_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
   ATRIUM_TRUST_PROXY: bool.default(false),
   ATRIUM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   ATRIUM_JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
@@ -99,6 +111,13 @@ export interface Config {
   readonly role: RawConfig['ATRIUM_ROLE'];
   readonly bodyLimitBytes: number;
   readonly rateLimit: { readonly perMinute: number; readonly burst: number };
+  /**
+   * Outbound requests to tenant-supplied URLs (remote nodes, SSO IdPs): non-public addresses are refused unless
+   * allowed when `denyPrivate` (default: production mode, i.e. DATABASE_URL set).
+   */
+  readonly egress: EgressSettings;
+  /** Failed authentication attempts a client (address) may make per minute before 429; 0 = no limit. */
+  readonly authFailuresPerMinute: number;
   readonly trustProxy: boolean;
   readonly worker: { readonly concurrency: number; readonly pollMs: number };
   /** MCP endpoint security: extra browser origins and Host names allowed (`*` = any), idle session expiry. */
@@ -167,6 +186,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     role: c.ATRIUM_ROLE,
     bodyLimitBytes: c.ATRIUM_BODY_LIMIT_BYTES,
     rateLimit: Object.freeze({ perMinute: c.ATRIUM_RATE_LIMIT_PER_MINUTE, burst: c.ATRIUM_RATE_LIMIT_BURST }),
+    authFailuresPerMinute: c.ATRIUM_AUTH_FAILURES_PER_MINUTE,
+    egress: Object.freeze({ allow: Object.freeze(splitList(c.ATRIUM_EGRESS_ALLOW)), denyPrivate: c.ATRIUM_EGRESS_DENY_PRIVATE ?? Boolean(c.DATABASE_URL) }),
     trustProxy: c.ATRIUM_TRUST_PROXY,
     worker: Object.freeze({ concurrency: c.ATRIUM_WORKER_CONCURRENCY, pollMs: c.ATRIUM_JOB_POLL_MS }),
     mcp: Object.freeze({

@@ -156,7 +156,7 @@ export async function describeConnector(deps: ConnectorDeps, tenantId: string, i
 export async function removeConnector(deps: ConnectorDeps, principal: Principal, id: string): Promise<{ connector_id: string; deleted: true; documents_deleted: number }> {
   const c = await getConnector(deps.db, principal.tenantId, id);
   if (!c) throw Errors.notFound('connector', id);
-  const jobsCancelled = await cancelConnectorJobs(deps.db, principal.tenantId, id);
+  const jobsCancelled = await cancelConnectorJobs(deps.db, principal.tenantId, id, deps.clock.now());
   // The row goes in the documents' deletion transaction: a push or sync page racing this delete either lands
   // before it (and is deleted with the rest) or finds the connector gone and stores nothing; no orphans.
   const dropRow = (tx: Queryable) => deleteConnectorRow(tx, principal.tenantId, id);
@@ -187,7 +187,7 @@ export async function setPaused(deps: ConnectorDeps, principal: Principal, id: s
     if (moved.current === null) throw Errors.notFound('connector', id);
     throw Errors.conflict(moved.reason, { status: moved.current });
   }
-  if (paused) await cancelConnectorJobs(deps.db, principal.tenantId, id);
+  if (paused) await cancelConnectorJobs(deps.db, principal.tenantId, id, deps.clock.now());
   // A pause while `connecting` cancelled the validation job: resuming into `connecting` queues it again, or the
   // connector would wait for a validation that never comes.
   if (!paused && moved.to === 'connecting') {

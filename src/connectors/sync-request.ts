@@ -5,7 +5,7 @@ import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { cancelJobs, enqueueJob } from '../platform/jobs/index.ts';
-import { startRun } from './runs.ts';
+import { finishRun, startRun } from './runs.ts';
 
 export const SYNC_JOB_KIND = 'connector.sync';
 export const VALIDATE_JOB_KIND = 'connector.validate';
@@ -57,7 +57,18 @@ export async function requestSync(
   });
 }
 
-/** Cancels the connector's queued and running jobs (delete, pause). A running handler stops at its next checkpoint. */
-export async function cancelConnectorJobs(db: Queryable, tenantId: string, connectorId: string): Promise<number> {
-  return cancelJobs(db, tenantId, `connector:${tenantId}:${connectorId}:`);
+/**
+ * Cancels the connector's queued and running jobs (delete, pause). A running handler stops at its next checkpoint
+ * and ends its run itself; a run whose job was queued (never started, or waiting between retries) has no handler
+ * to end it, so it is ended `cancelled` here, or it would show `running` forever.
+ */
+export async function cancelConnectorJobs(db: Queryable, tenantId: string, connectorId: string, now: Date = new Date()): Promise<number> {
+  const waiting = await db.query<{ id: string }>(
+    `SELECT r.id FROM connector_sync_runs r JOIN jobs j ON j.id = r.job_id
+     WHERE r.tenant_id = $1 AND r.connector_id = $2 AND r.status = 'running' AND j.status = 'queued'`,
+    [tenantId, connectorId],
+  );
+  const cancelled = await cancelJobs(db, tenantId, `connector:${tenantId}:${connectorId}:`);
+  for (const run of waiting.rows) await finishRun(db, run.id, 'cancelled', now, 'cancelled before the sync could resume (the connector was paused or deleted)');
+  return cancelled;
 }

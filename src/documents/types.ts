@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
-import { NUL_MESSAGE, nulPath } from '../platform/errors.ts';
+import { storableText, unstorableReason, unstorableText } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
 
 /** At most this many documents in one push request (413 above). */
@@ -9,16 +9,17 @@ export const MAX_BATCH_DOCUMENTS = 1000;
 
 const isoDate = z.iso.datetime({ offset: true });
 
-/** True when a string, or any key or string inside an array or object, holds a NUL character. */
-const holdsNul = (v: unknown): boolean => nulPath(v, '') !== null;
+/** Why a string, or any key or string inside an array or object, cannot be stored (NUL, a lone surrogate), or null. */
+const unstorable = (v: unknown): string | null => unstorableText(v, '')?.message ?? null;
 
 /**
- * A vendor's text may hold U+0000 (a pasted binary, a PDF title), which PostgreSQL text and jsonb cannot store:
- * one such document would fail its whole page, and the sync would retry it forever. Connectors' documents lose
- * those characters (pushed documents are refused instead, with the field named: the push caller can fix them).
+ * A vendor's text may hold U+0000 (a pasted binary, a PDF title) or a lone UTF-16 surrogate (a `\ud83d` escape cut
+ * from its pair), which PostgreSQL text and jsonb cannot store: one such document would fail its whole page, and the
+ * sync would retry it forever. Connectors' documents lose NULs and have lone surrogates replaced by U+FFFD (pushed
+ * documents are refused instead, with the field named: the push caller can fix them).
  */
 export function withoutNul<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value) as T;
+  if (typeof value === 'string') return (unstorableReason(value) === null ? value : storableText(value.replaceAll('\u0000', ''))) as T;
   if (Array.isArray(value)) return value.map(withoutNul) as T;
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
@@ -26,9 +27,13 @@ export function withoutNul<T>(value: T): T {
   return value;
 }
 
-// PostgreSQL stores no NUL character in text or jsonb: refused here with the field's name, not a 500 at the insert.
-const noNul = { error: NUL_MESSAGE };
-const text = (max: number) => z.string().max(max).refine((s) => !s.includes('\u0000'), noNul);
+// PostgreSQL stores no NUL character in text or jsonb, and jsonb no lone surrogate: refused here with the field's
+// name and the reason, not a 500 at the insert.
+const storable = (v: unknown, ctx: z.RefinementCtx) => {
+  const reason = unstorable(v);
+  if (reason) ctx.addIssue({ code: 'custom', message: reason });
+};
+const text = (max: number) => z.string().max(max).superRefine(storable);
 
 /** One document as a source hands it over; `external_id` is the source's own id (upsert key). */
 export const documentInputSchema = z.object({
@@ -42,12 +47,9 @@ export const documentInputSchema = z.object({
   updated_at: isoDate.nullish(),
   metadata: z
     .record(z.string(), z.unknown())
-    .refine((m) => !holdsNul(m), noNul)
+    .superRefine(storable)
     .nullish(),
-  acl: z
-    .unknown()
-    .refine((a) => !holdsNul(a), noNul)
-    .optional(),
+  acl: z.unknown().superRefine(storable).optional(),
 });
 export type DocumentInput = z.infer<typeof documentInputSchema>;
 

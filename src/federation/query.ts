@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Principal } from '../access/index.ts';
+import { can, type Principal } from '../access/index.ts';
 import { type AuditInput, recordAuditDeferred } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
@@ -16,7 +16,7 @@ import { type FederatedQuery, federatedRequestSchema, normalizeRequest, queryHas
 import type { FederatedResponse } from './schema.ts';
 import { type FanOut, type FederationDeps, type LocalAnswer, UNHEALTHY_COOLDOWN_MS } from './service.ts';
 import { loadActivity, loadQueryContext, type QueryContextRows, recordActivity, tombstonesFor } from './store.ts';
-import { compareItems, surfaceItems } from './surface.ts';
+import { compareItems, surfaceItems, takeWithTombstones } from './surface.ts';
 import { contentTerms } from './terms.ts';
 import { tombstoneMatcher } from './tombstone.ts';
 import { translatorFrom } from './translate.ts';
@@ -127,7 +127,17 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
     cachedLocal = service.cache.get(cacheKey, nowMs);
     cacheState = cachedLocal ? 'hit' : 'miss';
   }
-  const result = await fanOut(deps, tenantId, q, selection, remotes, { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin }, failed);
+  // What a remote node said when it failed is for admins (who registered it); other callers see its status.
+  const detailed = can(principal, 'admin');
+  const result = await fanOut(
+    deps,
+    tenantId,
+    q,
+    selection,
+    remotes,
+    { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin, detailed },
+    failed,
+  );
   const fan = result.fan;
   if (result.rejected) throw Errors.validation(`a remote node rejected the request: ${result.rejected}`, [{ path: 'body.node_ids', message: result.rejected }]);
   if (selectedCount > 0 && result.answered === 0) {
@@ -259,7 +269,16 @@ async function fanOut(
   q: FederatedQuery,
   selection: Selection,
   remotes: Selection['remotes'],
-  o: { budget: number; criticalFirst: boolean; intent: ReturnType<typeof inferIntent>; contextTerms: ReadonlySet<string>; cachedLocal: LocalAnswer | undefined; origin: string },
+  o: {
+    budget: number;
+    criticalFirst: boolean;
+    intent: ReturnType<typeof inferIntent>;
+    contextTerms: ReadonlySet<string>;
+    cachedLocal: LocalAnswer | undefined;
+    origin: string;
+    /** Failed nodes are reported with the (masked) message from their answer, else with their status only. */
+    detailed: boolean;
+  },
   failed: { node: string; reason: string }[],
 ): Promise<FanOutResult> {
   const deadlineMs = deps.config.federation.deadlineMs;
@@ -323,7 +342,7 @@ async function fanOut(
     // The request passed this node's own validation, so a remote 400 concerns what only the remote can
     // check: the sources named under it (`paris/nope`). Otherwise (e.g. version skew) the node is left out.
     if (outcome.reason === 'rejected' && sub) rejected ??= `${node.name}: ${outcome.message}`;
-    failed.push({ node: node.name, reason: outcome.message });
+    failed.push({ node: node.name, reason: o.detailed ? outcome.message : outcome.status });
     deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
   }
   return { fan: { local, remote, consulted }, answered, timedOut, rejected, localAnswer };
@@ -377,14 +396,16 @@ async function withDeadline<T>(task: (signal: AbortSignal) => Promise<T>, ms: nu
  * Keeps each local source's best `budget` items (critical ones first while damping): the damping budget
  * applies per node, not only to the final list.
  */
+/** At most `budget` items per source, tombstoned ones keeping their reserved places (surface.ts takeWithTombstones). */
 function capPerNode(items: FederatedItem[], budget: number, criticalFirst: boolean): FederatedItem[] {
-  const sorted = [...items].sort(compareItems(criticalFirst));
-  const counts = new Map<string, number>();
-  return sorted.filter((i) => {
-    const n = counts.get(i.source_node) ?? 0;
-    counts.set(i.source_node, n + 1);
-    return n < budget;
-  });
+  const order = compareItems(criticalFirst);
+  const byNode = new Map<string, FederatedItem[]>();
+  for (const i of [...items].sort(order)) {
+    const group = byNode.get(i.source_node);
+    if (group) group.push(i);
+    else byNode.set(i.source_node, [i]);
+  }
+  return [...byNode.values()].flatMap((group) => takeWithTombstones(group, budget)).sort(order);
 }
 
 function withoutReasoning(i: FederatedItem): FederatedItem {

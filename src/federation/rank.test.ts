@@ -122,6 +122,29 @@ describe('ranking pipeline', () => {
     );
   });
 
+  it('keeps tombstoned items a place (one in five, at least one) when live items fill the list', () => {
+    const tomb = tombstoneMatcher(['t0', 't1', 't2'].map((d, i) => ({ id: `tomb${i}`, document_id: `doc_${d}`, connector_id: null, external_id: null })));
+    const live = Array.from({ length: 12 }, (_, i) => cand(passage(`live${i}`, { lexical_score: 5 - i * 0.1 })));
+    const dead = ['t0', 't1', 't2'].map((d, i) => cand(passage(d, { lexical_score: 20 - i })));
+    const items = rankLocal([...live, ...dead], ctx({ tombstoneOf: tomb }));
+    const out = surfaceItems(items, 'very_low', planDamping(0, 10));
+    assert.equal(out.length, 10);
+    assert.deepEqual(
+      out.map((i) => i.suppressed_by_tombstone),
+      [...new Array(8).fill(false), true, true],
+      'live first, then the two reserved places',
+    );
+    assert.deepEqual(out.slice(8).map((i) => i.id), ['doc_t0', 'doc_t1'], 'the best-matching tombstoned items');
+    const one = surfaceItems(rankLocal([...live, dead[1]!], ctx({ tombstoneOf: tomb })), 'very_low', planDamping(0, 3));
+    assert.deepEqual(
+      one.map((i) => i.id),
+      ['doc_live0', 'doc_live1', 'doc_t1'],
+      'at least one place in a short list',
+    );
+    const fewLive = surfaceItems(rankLocal([live[0]!, ...dead], ctx({ tombstoneOf: tomb })), 'very_low', planDamping(0, 10));
+    assert.equal(fewLive.length, 4, 'places live items do not need go to tombstoned ones');
+  });
+
   it('puts critical items first and cuts the list under damping; critical level keeps only critical items', () => {
     const items = rankLocal(
       [

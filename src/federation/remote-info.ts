@@ -34,7 +34,7 @@ export async function fetchRemoteInfo(node: RemoteNodeWithKey, opts: { deadlineM
     // The hop header: the remote lists its own sources only (no describing of its remotes, so no loop); the
     // origin header: a node that is this tenant itself says so (409) instead of describing itself.
     const headers = { authorization: `Bearer ${node.apiKey}`, [HOP_HEADER]: '1', ...(opts.origin ? { [ORIGIN_HEADER]: opts.origin } : {}) };
-    const res = await (opts.fetch ?? fetch)(`${node.url}${p}`, { headers, signal });
+    const res = await (opts.fetch ?? fetch)(`${node.url}${p}`, { headers, signal, redirect: 'manual' });
     const text = await readCapped(res, REMOTE_INFO_MAX_BYTES);
     if (res.status === 409 && p === '/v1/nodes') throw new Error('it leads back to this instance (the same tenant through another name or a proxy)');
     if (!res.ok) throw new Error(`${p}: HTTP ${res.status}`);

@@ -1,4 +1,5 @@
 import { fetchFailure } from '../platform/errors.ts';
+import { maskSecrets } from '../platform/secrets.ts';
 import type { IntentSignal } from './intent.ts';
 import type { FederatedItem } from './item.ts';
 import type { RemoteNodeWithKey } from './nodes.ts';
@@ -79,7 +80,14 @@ export async function readCapped(res: Response, maxBytes: number): Promise<strin
 
 export type NodeOutcome =
   | { readonly ok: true; readonly items: FederatedItem[]; readonly consulted: string[] }
-  | { readonly ok: false; readonly reason: 'timeout' | 'error' | 'rejected'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly reason: 'timeout' | 'error' | 'rejected';
+      /** What went wrong, from the node's answer where it gave one; the node's API key masked. For admins and logs. */
+      readonly message: string;
+      /** The status alone (`HTTP 502`, `timeout`, `unreachable`, `invalid answer`), no text from the node: for everyone else. */
+      readonly status: string;
+    };
 
 /**
  * Queries one remote Atrium node over its `/v1/federate` within `deadlineMs`. Its items come back with
@@ -117,6 +125,14 @@ export async function queryRemoteNode(
     },
   };
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeoutSignal(opts.deadlineMs)]) : AbortSignal.timeout(opts.deadlineMs);
+  // A node may echo the credential it was sent (in an error body, or a network error naming the URL): every
+  // message built from its answer is masked before it reaches a caller, a log line or an audit row.
+  const fail = (reason: 'timeout' | 'error' | 'rejected', status: string, message: string): NodeOutcome => ({
+    ok: false,
+    reason,
+    status,
+    message: maskSecrets(message, [node.apiKey]),
+  });
   try {
     const res = await (opts.fetch ?? fetch)(`${node.url}/v1/federate`, {
       method: 'POST',
@@ -130,12 +146,14 @@ export async function queryRemoteNode(
       },
       body: JSON.stringify(body),
       signal,
+      // The key goes to this node only: a redirect is its failure, not followed.
+      redirect: 'manual',
     });
     const text = await readCapped(res, REMOTE_MAX_BYTES);
-    if (res.status === 400) return { ok: false, reason: 'rejected', message: remoteErrorMessage(text) ?? `HTTP 400: ${text.slice(0, 200)}` };
-    if (!res.ok) return { ok: false, reason: 'error', message: `HTTP ${res.status}: ${remoteErrorMessage(text) ?? text.slice(0, 200)}` };
+    if (res.status === 400) return fail('rejected', 'HTTP 400', remoteErrorMessage(text) ?? `HTTP 400: ${text.slice(0, 200)}`);
+    if (!res.ok) return fail('error', `HTTP ${res.status}`, `HTTP ${res.status}: ${remoteErrorMessage(text) ?? text.slice(0, 200)}`);
     const parsed = federatedResponseSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) return { ok: false, reason: 'error', message: `unexpected response: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+    if (!parsed.success) return fail('error', 'invalid answer', `unexpected response: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     const prefix = `${node.name}/`;
     return {
       ok: true,
@@ -150,8 +168,9 @@ export async function queryRemoteNode(
     };
   } catch (err) {
     const name = (err as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, reason: 'timeout', message: `no answer within ${opts.deadlineMs} ms` };
-    return { ok: false, reason: 'error', message: fetchFailure(err) };
+    if (name === 'TimeoutError' || name === 'AbortError') return fail('timeout', 'timeout', `no answer within ${opts.deadlineMs} ms`);
+    const status = name === 'EgressDeniedError' ? 'egress denied' : err instanceof TypeError ? 'unreachable' : 'invalid answer';
+    return fail('error', status, fetchFailure(err));
   }
 }
 
@@ -176,6 +195,7 @@ export async function leadsBackHere(url: string, apiKey: string, origin: string,
     const res = await (opts.fetch ?? fetch)(`${url}/v1/nodes`, {
       headers: { authorization: `Bearer ${apiKey}`, [HOP_HEADER]: '1', [ORIGIN_HEADER]: origin },
       signal: AbortSignal.timeout(opts.deadlineMs),
+      redirect: 'manual',
     });
     const text = await readCapped(res, 64 * 1024);
     if (res.status !== 409) return false;

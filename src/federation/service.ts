@@ -2,6 +2,7 @@ import type { Config } from '../config/index.ts';
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
+import { egressFetch } from '../platform/egress.ts';
 import type { Logger } from '../platform/log.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { TranslationRegistry } from '../translations/index.ts';
@@ -38,14 +39,22 @@ export interface FederationService {
   readonly remoteInfo: TtlCache<RemoteNodeInfo>;
   /** Users' recent queries (behind user entropy), in memory and written behind the response. */
   readonly activity: ActivityLog;
-  /** Outbound HTTP for remote nodes (tests may pass their own). */
+  /** Outbound HTTP for remote nodes: the egress-checked fetch that follows no redirect (tests may pass their own). */
   readonly fetch?: typeof fetch;
 }
 
 export function createFederationService(config: Config, opts: { translator?: Translator; fetch?: typeof fetch; log?: Logger } = {}): FederationService {
   const { log, ...rest } = opts;
   const activity = createActivityLog({ onError: (err, lost) => log?.error({ err, lost }, 'federation activity could not be written') });
-  return { cache: createTtlCache<LocalAnswer>(config.federation.cacheTtlMs, 500), unhealthyUntil: new Map(), activity, remoteInfo: createTtlCache<RemoteNodeInfo>(REMOTE_INFO_TTL_MS, 1000), ...rest };
+  return {
+    cache: createTtlCache<LocalAnswer>(config.federation.cacheTtlMs, 500),
+    unhealthyUntil: new Map(),
+    activity,
+    remoteInfo: createTtlCache<RemoteNodeInfo>(REMOTE_INFO_TTL_MS, 1000),
+    ...rest,
+    // Remote nodes are reached under the egress policy, and never through a redirect (their key is attached).
+    fetch: rest.fetch ?? egressFetch(config.egress, { log }),
+  };
 }
 
 /** What the federated query needs; `AppDeps` satisfies it. */

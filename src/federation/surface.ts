@@ -26,5 +26,24 @@ export function compareItems(damping: boolean): (a: FederatedItem, b: FederatedI
  */
 export function surfaceItems(items: readonly FederatedItem[], level: EntropyLevel, plan: DampingPlan, criticalFirst = plan.active): FederatedItem[] {
   const kept = items.filter((i) => i.is_critical || (level !== 'critical' && i.relevance_score >= LEVEL_FLOORS[level]));
-  return kept.sort(compareItems(criticalFirst)).slice(0, plan.surfaced);
+  return takeWithTombstones(kept.sort(compareItems(criticalFirst)), plan.surfaced);
+}
+
+/** Places of a list of `count` items kept for tombstoned ones: one in five, at least one. */
+export function tombstoneReserve(count: number): number {
+  return Math.max(1, Math.floor(count / 5));
+}
+
+/**
+ * The first `count` items of `sorted` (ordered by `compareItems`: live before tombstoned), except that up to
+ * `tombstoneReserve(count)` places go to the best tombstoned items: a forgotten document must stay visible
+ * (flagged) in the answer the user actually gets, not rank below every live item and fall off the end. Places
+ * the tombstoned items do not need go to live items, and the other way round. Live items still come first.
+ */
+export function takeWithTombstones(sorted: readonly FederatedItem[], count: number): FederatedItem[] {
+  const live = sorted.filter((i) => !i.suppressed_by_tombstone);
+  const tombstoned = sorted.filter((i) => i.suppressed_by_tombstone);
+  const reserved = Math.min(tombstoned.length, tombstoneReserve(count), count);
+  const liveTaken = Math.min(live.length, count - reserved);
+  return [...live.slice(0, liveTaken), ...tombstoned.slice(0, Math.min(tombstoned.length, count - liveTaken))];
 }

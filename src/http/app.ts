@@ -7,7 +7,8 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { Errors, NUL_MESSAGE, nulPath } from '../platform/errors.ts';
+import { Errors, unstorableText } from '../platform/errors.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../platform/json-depth.ts';
 import { VERSION } from '../platform/version.ts';
 import { authorize } from './auth.ts';
 import type { AppDeps } from './deps.ts';
@@ -60,6 +61,10 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {
       done(null, undefined);
+      return;
+    }
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      done(Errors.jsonTooDeep(MAX_JSON_DEPTH), undefined);
       return;
     }
     parseJson(request, text, done);
@@ -117,15 +122,18 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
     await authorize(deps, request);
   });
 
-  // PostgreSQL cannot store U+0000 in text: a path id, query value or body string holding one is refused with
-  // its field named, before any route stores or looks it up. MCP's JSON-RPC route answers in JSON-RPC instead
-  // (its tools report the database's refusal as an invalid argument), and vendor webhooks keep their raw bytes.
+  // PostgreSQL cannot store U+0000 in text, nor a lone UTF-16 surrogate in jsonb: a path id, query value or body
+  // string (or key) holding one is refused with its field named, before any route stores, looks up or acts on it
+  // (an action intent would otherwise run at the vendor and then fail to write its audit row). MCP's JSON-RPC route
+  // answers in JSON-RPC instead (its tool gate makes the same check), and vendor webhooks keep their raw bytes.
   app.addHook('preValidation', async (request) => {
     const url = request.routeOptions.url ?? '';
     if (url === '/v1/expose/mcp' || url.endsWith('/webhook/deliveries')) return;
-    const where =
-      nulPath(request.params, 'params') ?? nulPath(request.query, 'querystring') ?? (typeof request.body === 'string' ? null : nulPath(request.body, 'body'));
-    if (where) throw Errors.validation(`invalid ${where}: ${NUL_MESSAGE}`, [{ path: where, message: NUL_MESSAGE }]);
+    const found =
+      unstorableText(request.params, 'params') ??
+      unstorableText(request.query, 'querystring') ??
+      (typeof request.body === 'string' ? null : unstorableText(request.body, 'body'));
+    if (found) throw Errors.validation(`invalid ${found.path}: ${found.message}`, [found]);
   });
 
   // Baseline security headers on every response (the console's routes add their CSP on top): no MIME

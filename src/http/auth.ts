@@ -1,7 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import { authenticateKey, can, type Permission, type Principal } from '../access/index.ts';
+import { recordAudit } from '../audit/index.ts';
 import { AppError, Errors } from '../platform/errors.ts';
+import { Ops } from '../platform/operations.ts';
 import type { AppDeps } from './deps.ts';
+
+/** Where events about no known tenant (a throttled client) are audited: the bootstrap admin's tenant. */
+const DEFAULT_TENANT = 'default';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,11 +26,36 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return m?.[1] ?? '';
 }
 
+/**
+ * A presented API key's principal, or null, under the failed-attempt limit per client address: while `client` is
+ * over it the key is not even checked (429 with Retry-After). The failure that starts a block is audited.
+ */
+export async function authenticateBearer(deps: AppDeps, client: string, token: string): Promise<Principal | null> {
+  const throttle = deps.authFailures;
+  const now = deps.clock.now().getTime();
+  const blocked = throttle?.blockedFor(client, now) ?? 0;
+  if (blocked > 0) throw Errors.authThrottled(blocked);
+  const principal = token ? await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
+  if (!principal && throttle) {
+    const { retryAfter, started } = throttle.fail(client, now);
+    if (started) {
+      deps.log.warn({ client, retryAfter }, 'too many failed authentication attempts: client throttled');
+      await recordAudit(deps.db, {
+        tenantId: DEFAULT_TENANT,
+        action: Ops.authThrottled,
+        at: new Date(now),
+        details: { client, retry_after_seconds: retryAfter, limit_per_minute: deps.config.authFailuresPerMinute },
+      }).catch((err: unknown) => deps.log.error({ err }, 'could not record the auth throttle audit event'));
+    }
+  }
+  return principal;
+}
+
 export async function resolvePrincipal(deps: AppDeps, request: FastifyRequest): Promise<Principal | null> {
   const token = bearerToken(request);
   if (token !== undefined) {
     // A presented but invalid bearer is a 401 even if a session cookie is also present.
-    return token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
+    return authenticateBearer(deps, request.ip, token);
   }
   for (const authenticate of deps.authenticators ?? []) {
     const p = await authenticate(request);

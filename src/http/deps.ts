@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { Principal, RateLimiter } from '../access/index.ts';
+import type { FailureThrottle, Principal, RateLimiter } from '../access/index.ts';
 import type { Config } from '../config/index.ts';
 import type { DocumentStore } from '../connectors/index.ts';
 import type { EmbeddingRegistry } from '../embeddings/index.ts';
@@ -24,6 +24,8 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly rateLimiter: RateLimiter;
+  /** Failed API-key attempts per client address (429 over the limit); absent = not limited. */
+  readonly authFailures?: FailureThrottle;
   /** Tried in order after the bearer API key; the SSO capability adds its session authenticator. */
   readonly authenticators?: readonly RequestAuthenticator[];
   /** Embedding models (src/embeddings): the default for new documents and queries, and every other configured one. */

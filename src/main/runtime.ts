@@ -1,4 +1,4 @@
-import { acceptBootstrapKey, createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
+import { acceptBootstrapKey, createFailureThrottle, createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
 import { createSessionAuthenticator } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
 import { createWebhookJobHandler, setFilesystemRoots, WEBHOOK_JOB_KIND } from '../connectors/index.ts';
@@ -44,6 +44,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       clock: opts.clock ?? systemClock,
       secrets: createSecretBox(secretKey),
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
+      ...(config.authFailuresPerMinute > 0 ? { authFailures: createFailureThrottle({ perMinute: config.authFailuresPerMinute }) } : {}),
       authenticators: [createSessionAuthenticator({ db, clock: opts.clock ?? systemClock })],
       embeddings,
       connectorDocuments: documentStoreFor(() => deps),

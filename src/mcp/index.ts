@@ -10,5 +10,5 @@ export { createMcpServer } from './server.ts';
 export { createServiceMcpContext, MCP_TOOL_INVOKED, type McpSecurity, serviceMcpSecurity } from './service-context.ts';
 export { keyAdmission, serveStdio } from './stdio.ts';
 export { restParameters, TOOLS, type ToolName, toolsFor } from './tools.ts';
-export { attachWebSocketEndpoint } from './ws-endpoint.ts';
+export { attachWebSocketEndpoint, MCP_MAX_MESSAGE_BYTES } from './ws-endpoint.ts';
 export { MCP_SUBPROTOCOL, WebSocketTransport } from './ws-transport.ts';

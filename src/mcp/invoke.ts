@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Principal, RateLimiter } from '../access/index.ts';
-import { clientErrorFromDatabase, isAppError } from '../platform/errors.ts';
+import { clientErrorFromDatabase, isAppError, unstorableText } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, toolErrorResult } from './backend.ts';
 import { findResource } from './resources.ts';
@@ -98,8 +98,12 @@ export async function invokeTool(
   }
 
   const parsed = toolInputs[tool.name].safeParse(rawArgs ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(arguments)', message: i.message }));
+  // Text PostgreSQL cannot store (NUL, a lone surrogate) is refused before the tool acts, naming the argument.
+  const unstorable = parsed.success ? unstorableText(parsed.data, '') : null;
+  if (!parsed.success || unstorable) {
+    const problems = parsed.success
+      ? [{ path: unstorable?.path.slice(1) || '(arguments)', message: unstorable?.message ?? '' }]
+      : parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(arguments)', message: i.message }));
     const message = `Invalid arguments for tool ${tool.name}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
     return finish({ kind: 'invalid_arguments', message, problems }, 'invalid_arguments');
   }

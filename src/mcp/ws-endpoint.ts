@@ -2,6 +2,7 @@ import { type Server as HttpServer, type IncomingMessage, STATUS_CODES } from 'n
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../access/index.ts';
+import { isAppError } from '../platform/errors.ts';
 import type { McpContext } from './invoke.ts';
 import { hostAllowed, originAllowed } from './security.ts';
 import { createMcpServer } from './server.ts';
@@ -12,13 +13,22 @@ export interface WebSocketEndpointOptions {
   readonly ctx: McpContext;
   readonly allowedOrigins: readonly string[];
   readonly allowedHosts: readonly string[];
-  /** Resolves the bearer token (undefined when absent) to a principal, null = refuse; checked on upgrade and before each message. */
-  authenticate(token: string | undefined): Promise<Principal | null>;
-  /** Largest accepted frame (bytes). */
+  /**
+   * Resolves the bearer token (undefined when absent) to a principal, null = refuse; checked on upgrade (with the
+   * client's address, for the failed-attempt limit: an AppError 429 refuses the upgrade with it) and before each message.
+   */
+  authenticate(token: string | undefined, client?: string): Promise<Principal | null>;
+  /** Largest accepted frame (bytes); default MCP_MAX_MESSAGE_BYTES. */
   readonly maxPayload?: number;
   /** Ping interval; a socket that has not answered the previous ping is dropped (dead peers, half-open TCP). */
   readonly heartbeatMs?: number;
 }
+
+/**
+ * The largest MCP message accepted, whatever the transport: a WebSocket frame, a Streamable HTTP POST body.
+ * Tool arguments are a query and a few ids, an action intent with its context: far below this.
+ */
+export const MCP_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 function reject(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ error: { code, message } });
@@ -44,7 +54,7 @@ function bearer(req: IncomingMessage): string | undefined {
 export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpointOptions): { close(): Promise<void> } {
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: opts.maxPayload ?? 4 * 1024 * 1024,
+    maxPayload: opts.maxPayload ?? MCP_MAX_MESSAGE_BYTES,
     handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
   });
 
@@ -68,7 +78,7 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
     const unauthenticated = () =>
       reject(socket, 401, 'unauthenticated', 'missing or invalid API key: send Authorization: Bearer <API_KEY>', { 'WWW-Authenticate': 'Bearer' });
     opts
-      .authenticate(token)
+      .authenticate(token, req.socket.remoteAddress ?? 'unknown')
       .then((principal) => {
         if (!principal) {
           unauthenticated();
@@ -88,6 +98,10 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
         });
       })
       .catch((err: unknown) => {
+        if (isAppError(err) && err.status === 429) {
+          reject(socket, 429, err.code, err.message, { 'Retry-After': err.headers['retry-after'] ?? '60' });
+          return;
+        }
         opts.ctx.log.error({ err }, 'MCP WebSocket authentication failed');
         reject(socket, 500, 'internal_error', 'internal server error');
       });

@@ -1,6 +1,7 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../platform/json-depth.ts';
 
 /** The WebSocket subprotocol MCP clients offer. */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -57,6 +58,10 @@ export class WebSocketTransport implements Transport {
       return;
     }
     const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      this.#sendRaw({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: the message nests more than ${MAX_JSON_DEPTH} levels deep` } });
+      return;
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -31,6 +31,8 @@ export const Errors = {
   validation: (message: string, problems?: readonly FieldProblem[]) =>
     new AppError('invalid_request', 400, message, { details: problems ? { problems } : undefined }),
   malformedJson: (message: string) => new AppError('malformed_json', 400, `request body is not valid JSON: ${message}`),
+  jsonTooDeep: (limit: number) =>
+    new AppError('json_too_deep', 400, `request body nests objects and arrays more than ${limit} levels deep: flatten it`, { details: { max_depth: limit } }),
   unauthenticated: (message = 'missing or invalid API key: send Authorization: Bearer <API_KEY>') =>
     new AppError('unauthenticated', 401, message),
   forbidden: (permission: string) =>
@@ -52,12 +54,31 @@ export const Errors = {
       details: { retry_after_seconds: retryAfterSeconds },
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  authThrottled: (retryAfterSeconds: number) =>
+    new AppError('too_many_failed_attempts', 429, `too many failed authentication attempts from this client: retry after ${retryAfterSeconds} s`, {
+      details: { retry_after_seconds: retryAfterSeconds },
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  /** A URL the egress policy refuses (a private address in production mode), named by its field. */
+  egressDenied: (path: string, message: string) =>
+    new AppError('egress_denied', 400, `${path.replace(/^body\./, '')}: ${message}`, { details: { problems: [{ path, message }] } }),
   internal: (cause?: unknown) => new AppError('internal_error', 500, 'internal server error', { cause }),
   /** Every node a federated query selected failed with an error (none timed out): e.g. a remote node's key was revoked. */
   federationFailed: (message: string) => new AppError('federation_failed', 500, message),
   unavailable: (message: string) => new AppError('service_unavailable', 503, message),
   timeout: (message: string) => new AppError('timeout', 504, message),
 } as const;
+
+/** Validation issues as one sentence a user can act on (`settings.path: Required; settings: Unrecognized key: "x"`), not zod's JSON. */
+export function issuesSentence(issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[], root: string): string {
+  return issues.map((i) => `${[root, ...i.path.map(String)].join('.')}: ${i.message}`).join('; ');
+}
+
+/** An error's message for a user: a zod validation error (whose message is JSON) as a sentence naming each field. */
+export function errorSentence(err: unknown): string {
+  if (err instanceof z.ZodError) return `unexpected data: ${issuesSentence(err.issues, '(data)')}`;
+  return err instanceof Error ? err.message : String(err);
+}
 
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
@@ -92,25 +113,84 @@ export function openAiErrorMessage(text: string): string {
  * PostgreSQL text and jsonb cannot store that character: input holding it is refused with its field named.
  */
 export function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}.${i}`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return `${path}.${k.replaceAll('\u0000', '\\u0000')}`;
-      const found = nulPath(v, `${path}.${k}`);
-      if (found) return found;
+  return unstorableText(value, path, (s) => (s.includes('\u0000') ? NUL_MESSAGE : null))?.path ?? null;
+}
+
+/** A UTF-16 surrogate without its other half: `JSON.stringify` writes it as `\ud800`, which jsonb refuses. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** NUL or a lone surrogate, each match one code unit (NUL written as a code point: no control character in a regex literal). */
+const UNSTORABLE_CHARS = new RegExp(`${String.fromCharCode(0)}|${LONE_SURROGATE.source}`, 'g');
+
+/** Why a string cannot be stored in PostgreSQL text or jsonb (NUL, a lone surrogate), or null when it can. */
+export function unstorableReason(s: string): string | null {
+  if (s.includes('\u0000')) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(s)) return LONE_SURROGATE_MESSAGE;
+  return null;
+}
+
+/**
+ * The first string or key inside `value` that PostgreSQL cannot store (U+0000, or a lone UTF-16 surrogate that
+ * jsonb refuses), with its path (`body.documents.3.title`) and why; null when every one can. Input holding one is
+ * refused with its field named before anything acts on it: a request that stored half its effects, or ran a
+ * vendor action and then failed to write its audit row, must not happen. Walks with its own stack, so depth
+ * costs no call stack.
+ */
+export function unstorableText(
+  value: unknown,
+  path: string,
+  reasonOf: (s: string) => string | null = unstorableReason,
+): { readonly path: string; readonly message: string } | null {
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop() as [unknown, string];
+    if (typeof v === 'string') {
+      const reason = reasonOf(v);
+      if (reason) return { path: at, message: reason };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}.${i}`]);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (const [k] of entries) {
+        const reason = reasonOf(k);
+        if (reason) return { path: `${at}.${printableKey(k)}`, message: reason };
+      }
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i]!;
+        stack.push([child, `${at}.${k}`]);
+      }
     }
   }
   return null;
 }
 
+/** A key as it can be shown in a message: NUL and lone surrogates written as escapes. */
+function printableKey(k: string): string {
+  return k.replace(UNSTORABLE_CHARS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * `s` with what PostgreSQL cannot store replaced by U+FFFD (NUL, lone surrogates): for text the service writes
+ * about input it did not refuse (an audit row naming an unknown MCP tool, a vendor's error message).
+ */
+export function storableText(s: string): string {
+  return unstorableReason(s) === null ? s : s.replace(UNSTORABLE_CHARS, '\uFFFD');
+}
+
+/** `JSON.stringify(value)` with every string and key made storable (`storableText`), for jsonb columns. */
+export function storableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === 'string') return storableText(v);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => unstorableReason(k) !== null)) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [storableText(k), x]));
+    }
+    return v;
+  });
+}
+
 export const NUL_MESSAGE = 'contains a NUL character (\\u0000), which cannot be stored: remove it';
+export const LONE_SURROGATE_MESSAGE =
+  'contains a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff), which is not valid Unicode and cannot be stored: send well-formed text';
 
 /**
  * A database error that is the client's fault, as the AppError the client should see; null for any other error.

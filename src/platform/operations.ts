@@ -6,6 +6,8 @@ export const Ops = {
   apiKeyCreated: 'apikey.created',
   apiKeyRevoked: 'apikey.revoked',
   auditRead: 'audit.read',
+  /** A client went over the failed-authentication limit (once per block, in the default tenant: a failed key names none). */
+  authThrottled: 'auth.failed_attempts_throttled',
   connectorCreated: 'connector.created',
   connectorDeleted: 'connector.deleted',
   connectorPaused: 'connector.paused',
@@ -19,6 +21,7 @@ export const Ops = {
   connectorActionExecuted: 'connector.action_executed',
   vec2vecTrain: 'vec2vec.train_started',
   vec2vecDelete: 'vec2vec.deleted',
+  vec2vecTrainingCancelled: 'vec2vec.training_cancelled',
   federationQuery: 'federation.query',
   federationForget: 'federation.forget',
   federationForgetLifted: 'federation.forget_lifted',

@@ -42,9 +42,16 @@ describe('resolveSecretKey', () => {
 });
 
 describe('credential masking', () => {
-  it('collects every string of 8+ characters, nested values included', () => {
-    const secrets = secretStrings({ access_token: 'ghp_abcdefgh', refresh_token: 'short', nested: { list: ['xoxb-12345678', 42, null] } });
-    assert.deepEqual([...secrets].sort(), ['ghp_abcdefgh', 'xoxb-12345678']);
+  it('collects every non-empty credential string whatever its length, nested values included, but not OAuth scopes', () => {
+    const secrets = secretStrings({ access_token: 'ghp_abcdefgh', refresh_token: 'short', empty: '', scope: 'repo read:org', nested: { list: ['xoxb-12345678', 42, null] } });
+    assert.deepEqual([...secrets].sort(), ['ghp_abcdefgh', 'short', 'xoxb-12345678']);
+  });
+
+  it('masks a credential shorter than 8 characters where it stands alone, not inside longer words', () => {
+    const secrets = ['q7Zk2x', 'ab'];
+    assert.equal(maskSecrets("Bad credentials: the header was 'token q7Zk2x' (q7Zk2x)", secrets), "Bad credentials: the header was 'token ***' (***)");
+    assert.equal(maskSecrets('{"token":"q7Zk2x","about":"table, abstain, q7Zk2xy"}', secrets), '{"token":"***","about":"table, abstain, q7Zk2xy"}');
+    assert.equal(maskSecrets('key=ab&x=1 cab', secrets), 'key=***&x=1 cab');
   });
 
   it('masks every occurrence, longest secret first, and URL-encoded forms', () => {

@@ -59,34 +59,48 @@ export function constantTimeEqual(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Credential values shorter than this are not masked: they could match ordinary words of a message. */
+/**
+ * Credential values shorter than this are masked only where they stand alone (not inside a longer run of letters,
+ * digits, `_` or `-`): a short token must not leak (`Bad credentials: token q7Zk2x`), nor turn every word that
+ * contains it into `***`. Longer values are masked wherever they occur.
+ */
 export const MIN_MASKED_SECRET_LENGTH = 8;
 
-/** Every string of at least MIN_MASKED_SECRET_LENGTH characters in credentials or tokens, nested values included. */
+/** Fields of stored OAuth tokens that describe them and are not secret (`scope: "repo"` must not mask "repo"). */
+const NOT_SECRET = new Set(['scope', 'token_type', 'expires_in', 'expires_at']);
+
+/** Every non-empty string in credentials or tokens, nested values included, whatever its length. */
 export function secretStrings(value: unknown, out: Set<string> = new Set()): Set<string> {
   if (typeof value === 'string') {
-    if (value.length >= MIN_MASKED_SECRET_LENGTH) out.add(value);
+    if (value.length > 0) out.add(value);
   } else if (Array.isArray(value)) {
     for (const v of value) secretStrings(v, out);
   } else if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) secretStrings(v, out);
+    for (const [k, v] of Object.entries(value)) if (!NOT_SECRET.has(k)) secretStrings(v, out);
   }
   return out;
 }
 
+const TOKEN_CHAR = 'A-Za-z0-9_\\-';
+
 /**
  * Replaces every occurrence of each secret (and of its URL-encoded form) with `***`. Longest first, so a
- * secret that contains another is masked whole. Upstreams (vendors, LLM and embedding APIs) echo keys and tokens
- * in error bodies; nothing built from such a message may be stored, returned or logged before passing through here.
+ * secret that contains another is masked whole; one shorter than MIN_MASKED_SECRET_LENGTH only where it stands
+ * alone. Upstreams (vendors, LLM and embedding APIs) echo keys and tokens in error bodies; nothing built from
+ * such a message may be stored, returned or logged before passing through here.
  */
 export function maskSecrets(text: string, secrets: Iterable<string>): string {
   const forms = new Set<string>();
   for (const s of secrets) {
+    if (s === '') continue;
     forms.add(s);
     const encoded = encodeURIComponent(s);
     if (encoded !== s) forms.add(encoded);
   }
   let out = text;
-  for (const s of [...forms].sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  for (const s of [...forms].sort((a, b) => b.length - a.length)) {
+    if (s.length >= MIN_MASKED_SECRET_LENGTH) out = out.split(s).join('***');
+    else out = out.replace(new RegExp(`(?<![${TOKEN_CHAR}])${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![${TOKEN_CHAR}])`, 'g'), '***');
+  }
   return out;
 }

@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/index.ts';
 import { getKind } from '../connectors/catalog.ts';
 import type { ConnectorDeps, DocumentStore } from '../connectors/deps.ts';
 import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
+import { errorSentence } from '../platform/errors.ts';
 import { JobCancelledError, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
 import { abortableSleep, applySettingsPatch, buildSourceContext, credentialMasker, findVendorError, maskedError } from '../connectors/kit/context.ts';
@@ -255,9 +256,10 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         await fail(message, vendor instanceof SourceSettingsError ? 'settings_invalid' : 'credentials_invalid');
         throw new NonRetriableError(message);
       }
-      const message = mask(err instanceof Error ? err.message : String(err));
+      // A zod error (a vendor answer that does not match its schema) says so in a sentence, not as JSON.
+      const message = mask(errorSentence(err));
       if (err instanceof NonRetriableError || ctx.job.attempts >= ctx.job.maxAttempts) await fail(message, 'sync_failed');
-      throw maskedError(err, mask);
+      throw maskedError(err instanceof z.ZodError ? new Error(message) : err, mask);
     }
   };
 }

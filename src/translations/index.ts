@@ -11,6 +11,7 @@ export {
 } from './registry.ts';
 export type { TranslationRecord } from './store.ts';
 export {
+  cancelTraining,
   createTrainJobHandler,
   embedSecondsPerText,
   estimateTrainingSeconds,

@@ -174,7 +174,15 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
       params: encodeMap(trained.backward),
     };
     if (ctx.signal.aborted) throw new Error('training interrupted');
-    await deps.db.transaction((tx) => replaceTranslations(tx, [forwardRow, backwardRow]));
+    // The job row is locked with the write: a cancel (cancelTraining) lands before it, and then nothing is written,
+    // or after it, and then it deletes what was written.
+    const written = await deps.db.transaction(async (tx) => {
+      const r = await tx.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1 FOR UPDATE', [ctx.job.id]);
+      if (r.rows[0]?.status === 'cancelled') return false;
+      await replaceTranslations(tx, [forwardRow, backwardRow]);
+      return true;
+    });
+    if (!written) throw new JobCancelledError('training cancelled');
     const result: TrainResult = {
       forward_id: forwardRow.id,
       backward_id: backwardRow.id,
@@ -189,12 +197,42 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
   };
 }
 
-export type TrainingStatus = 'queued' | 'training' | 'completed' | 'failed';
+/**
+ * Cancels a training job that has not finished: a queued one never runs, a running one stops its fit within a
+ * second (the handler watches for this) and writes no translation; any row a fit finishing at that very moment
+ * wrote is deleted with the cancel. `finished` (with its status) when it had already completed, failed or been
+ * cancelled; `not_found` when the tenant has no such training job.
+ */
+export async function cancelTraining(
+  db: DatabaseExecutor,
+  tenantId: string,
+  jobId: string,
+): Promise<{ readonly outcome: 'cancelled' } | { readonly outcome: 'not_found' } | { readonly outcome: 'finished'; readonly status: string }> {
+  return db.transaction(async (tx) => {
+    const r = await tx.query<{ status: string }>('SELECT status FROM jobs WHERE tenant_id = $1 AND id = $2 AND kind = $3 FOR UPDATE', [tenantId, jobId, TRAIN_JOB_KIND]);
+    const status = r.rows[0]?.status;
+    if (status === undefined) return { outcome: 'not_found' as const };
+    if (status !== 'queued' && status !== 'running') return { outcome: 'finished' as const, status };
+    await tx.query(
+      `UPDATE jobs SET status = 'cancelled', last_error = 'training cancelled', finished_at = now(), updated_at = now(), dedupe_key = NULL
+       WHERE id = $1`,
+      [jobId],
+    );
+    await tx.query('DELETE FROM translations WHERE tenant_id = $1 AND job_id = $2', [tenantId, jobId]);
+    return { outcome: 'cancelled' as const };
+  });
+}
+
+export type TrainingStatus = 'queued' | 'training' | 'completed' | 'failed' | 'cancelled';
 
 /** The API view of a training job. */
 export function trainingView(job: Job) {
   const status: TrainingStatus =
-    job.status === 'running' ? 'training' : job.status === 'completed' ? 'completed' : job.status === 'queued' ? 'queued' : 'failed';
+    job.status === 'running'
+      ? 'training'
+      : job.status === 'completed' || job.status === 'queued' || job.status === 'cancelled'
+        ? job.status
+        : 'failed';
   const result = (job.status === 'completed' ? job.result : null) as TrainResult | null;
   const stage = (job.checkpoint as { stage?: string } | null)?.stage ?? null;
   return {
@@ -207,7 +245,7 @@ export function trainingView(job: Job) {
     confidence: result?.confidence ?? null,
     translation_ids: result ? [result.forward_id, result.backward_id] : [],
     completed_at: job.status === 'completed' && job.finishedAt ? job.finishedAt.toISOString() : null,
-    error: status === 'failed' ? (job.lastError ?? (job.status === 'cancelled' ? 'cancelled' : 'failed')) : null,
+    error: status === 'failed' || status === 'cancelled' ? (job.lastError ?? status) : null,
     attempts: job.attempts,
     created_at: job.createdAt.toISOString(),
   };

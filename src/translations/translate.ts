@@ -50,8 +50,16 @@ export async function translateOne(registry: TranslationRegistry, tenantId: stri
       details: { kind: 'translation', source_model: source.id, target_model: target.id },
     });
   }
+  const translated = Array.from(applyTranslation(t, input.vector));
+  // The maps compute in 32-bit floats: a finite component past their range (1e200) overflows to NaN. A client's
+  // input, not a server fault.
+  if (!translated.every(Number.isFinite)) {
+    throw Errors.validation('vector is too large to translate: its components overflow 32-bit floats; send the vector as the model produced it (normalized)', [
+      { path: 'vector', message: 'components too large' },
+    ]);
+  }
   return {
-    vector: Array.from(applyTranslation(t, input.vector)),
+    vector: translated,
     source_model: source.id,
     target_model: target.id,
     confidence: t.confidence,

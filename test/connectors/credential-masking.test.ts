@@ -115,6 +115,18 @@ describe('connector credentials never leave in vendor error messages', () => {
     });
   }
 
+  it('a credential shorter than 8 characters is masked too (last_error, job, log)', async () => {
+    const short = 'q7Zk2x';
+    const id = await create('github', { access_token: short });
+    await worker.drain();
+    const c = await get(id);
+    assert.equal(c.status, 'error');
+    assert.match(c.last_error, /the header was 'token \*\*\*'/);
+    assert.ok(!JSON.stringify(c).includes(short), JSON.stringify(c));
+    assert.ok(!JSON.stringify(await jobs(VALIDATE_JOB_KIND, id)).includes(short), 'the job');
+    assert.ok(!logged.join('').includes(short), 'the worker log');
+  });
+
   it('a sync the vendor rejects (echoing the token) stores masked text in the connector, run, audit, job and log', async () => {
     const id = await create('github', { access_token: GOOD });
     await worker.drain();

@@ -4,6 +4,7 @@ import type { App, AppDeps } from '../../src/http/index.ts';
 import { createRuntime, type Runtime } from '../../src/main/runtime.ts';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
+import type { Logger } from '../../src/platform/log.ts';
 import { openTestPglite, silentLog } from './db.ts';
 
 export const ADMIN_KEY = 'atr_test_bootstrap_admin_key_0123456789';
@@ -22,7 +23,7 @@ export interface TestApp {
 }
 
 /** The whole runtime on a fresh in-memory PGlite, driven with `app.inject()`. */
-export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; db?: DatabaseExecutor } = {}): Promise<TestApp> {
+export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; db?: DatabaseExecutor; log?: Logger } = {}): Promise<TestApp> {
   const db = opts.db ?? (await openTestPglite());
   const config = loadConfig({
     ATRIUM_DATA_DIR: '/tmp/atrium-test-unused',
@@ -31,7 +32,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
-  const runtime = await createRuntime(config, silentLog, { db, clock: opts.clock ?? systemClock });
+  const runtime = await createRuntime(config, opts.log ?? silentLog, { db, clock: opts.clock ?? systemClock });
   await runtime.app.ready();
   return {
     app: runtime.app,

@@ -1,6 +1,6 @@
 import type { Principal } from '../../access/index.ts';
 import { recordAudit } from '../../audit/index.ts';
-import { Errors } from '../../platform/errors.ts';
+import { Errors, unstorableText } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import { buildSourceContext, credentialMasker, findVendorError, shareRateLimit } from '../kit/context.ts';
 import { VendorAuthError, VendorRateLimitedError } from '../kit/errors.ts';
@@ -40,6 +40,9 @@ const RUNNABLE = new Set(['connected', 'idle', 'syncing', 'rate_limited']);
  * 422 when nothing can be planned or parameters are missing; each executed call is audited.
  */
 export async function executeAction(deps: ConnectorDeps, principal: Principal, connectorId: string, request: ExecuteRequest): Promise<ExecuteResponse> {
+  // Refused before anything acts: text the audit row cannot hold would otherwise reach the vendor first.
+  const unstorable = unstorableText({ intent: request.intent, context: request.context ?? {} }, 'body');
+  if (unstorable) throw Errors.validation(`invalid ${unstorable.path}: ${unstorable.message}`, [unstorable]);
   const c = await getConnector(deps.db, principal.tenantId, connectorId);
   if (!c) throw Errors.notFound('connector', connectorId);
   const kind = getKind(c.type);

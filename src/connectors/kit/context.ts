@@ -4,11 +4,12 @@ import type { ConnectorDeps } from '../deps.ts';
 import { currentOAuthTokens } from '../oauth/flow.ts';
 import { type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
 import type { Queryable } from '../../platform/db/executor.ts';
+import { issuesSentence } from '../../platform/errors.ts';
 import { NonRetriableError } from '../../platform/jobs/index.ts';
 import { maskSecrets, secretStrings } from '../../platform/secrets.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
-import { findVendorError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
+import { findVendorError, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
 import { timeoutSignal } from '../../platform/abort.ts';
 
 export { findVendorError, rateLimitFromResponse } from './errors.ts';
@@ -144,14 +145,16 @@ export async function buildSourceContext(
   const merged = tokens ? { ...stored, ...tokens.fields, access_token: tokens.access_token } : stored;
   const credentials = kind.credentials.safeParse(merged);
   if (!credentials.success) throw new VendorAuthError('stored credentials no longer match the connector kind: supply new credentials');
+  // Named in a sentence, not zod's JSON, and not retried: settings that do not parse will not parse next time.
+  const settings = kind.settings.safeParse(connector.settings);
+  if (!settings.success) throw new SourceSettingsError(issuesSentence(settings.error.issues, 'settings'));
   const acquire = connectorAcquire(deps.db, connector, kind, opts.signal, opts.acquire);
-  const settings = kind.settings.parse(connector.settings);
   return {
     connectorId: connector.id,
     tenantId: connector.tenantId,
     credentials: credentials.data,
-    settings,
-    apiBaseUrl: deps.config.connectors.apiUrls[kind.type] ?? kind.apiBaseUrl?.(settings),
+    settings: settings.data,
+    apiBaseUrl: deps.config.connectors.apiUrls[kind.type] ?? kind.apiBaseUrl?.(settings.data),
     fetch: vendorFetch(acquire, opts.signal),
     acquire,
     signal: opts.signal,

@@ -25,6 +25,7 @@ import {
   runFederatedQuery,
   sourceModels,
 } from '../../federation/index.ts';
+import { checkEgress, EgressDeniedError } from '../../platform/egress.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
@@ -74,6 +75,8 @@ const nodeBody = z
       .url({ protocol: /^https?$/ })
       .max(2000)
       .refine((u) => {
+        // Runs after .url() too when it failed: a string that is not a URL is already refused (400) by it.
+        if (!URL.canParse(u)) return true;
         const parsed = new URL(u);
         return !parsed.search && !parsed.hash && !parsed.username && !parsed.password;
       }, 'the base URL of the instance (e.g. https://atrium.example.com): no query, fragment or credentials; the API key goes in api_key'),
@@ -268,6 +271,14 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request, reply) => {
       const p = principalOf(request);
       const now = deps.clock.now();
+      // Every query key's federated query will call this URL with the node's key: the egress policy applies
+      // (the fan-out checks again on each request, as a name may come to resolve elsewhere).
+      try {
+        await checkEgress(deps.config.egress, request.body.url, { log: request.log });
+      } catch (err) {
+        if (err instanceof EgressDeniedError) throw Errors.egressDenied('body.url', err.message);
+        throw err;
+      }
       if (isThisInstance(deps, request.body.url, request.headers.host)) {
         throw Errors.validation('url is this instance itself: its sources are already searched locally', [{ path: 'body.url', message: 'this instance' }]);
       }

@@ -8,6 +8,7 @@ import {
   invokeTool,
   MCP_FORWARDED_BY_HEADER,
   MCP_FORWARDERS,
+  MCP_MAX_MESSAGE_BYTES,
   McpHttpSessions,
   originAllowed,
   readResource,
@@ -17,8 +18,9 @@ import {
   toolsFor,
 } from '../../mcp/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../platform/json-depth.ts';
 import type { App } from '../app.ts';
-import { bearerToken, principalOf } from '../auth.ts';
+import { authenticateBearer, bearerToken, principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 export const MCP_PATH = '/v1/expose/mcp';
@@ -43,7 +45,10 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     ctx: mcpCtx,
     allowedOrigins: security.allowedOrigins,
     allowedHosts: security.allowedHosts,
-    authenticate: async (token) => (token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null),
+    authenticate: async (token, client) => {
+      if (client !== undefined && token !== undefined) return authenticateBearer(deps, client, token);
+      return token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
+    },
   });
   app.addHook('preClose', async () => {
     await Promise.all([sessions.closeAll(), ws.close()]);
@@ -57,6 +62,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
       const raw = String(text);
       if (raw.trim() === '') return done(null, undefined);
+      if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) return done(Errors.jsonTooDeep(MAX_JSON_DEPTH), undefined);
       try {
         done(null, JSON.parse(raw));
       } catch (err) {
@@ -66,6 +72,8 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
     scope.route({
       method: ['POST', 'GET', 'DELETE', 'OPTIONS'],
       url: MCP_PATH,
+      // One limit for every MCP transport (the WebSocket frame limit): 413 above it.
+      bodyLimit: MCP_MAX_MESSAGE_BYTES,
       config: { permission: 'public' },
       schema: { hide: true },
       handler: async (request, reply) => {
@@ -80,7 +88,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
         for (const [k, v] of Object.entries(corsHeaders(request.headers.origin, request.method === 'OPTIONS'))) reply.raw.setHeader(k, v);
         if (request.method === 'OPTIONS') return reply.code(204).send();
         const token = bearerToken(request);
-        const principal = token ? await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
+        const principal = token !== undefined ? await authenticateBearer(deps, request.ip, token) : null;
         if (!principal) {
           throw new AppError('unauthenticated', 401, 'missing or invalid API key: send Authorization: Bearer <API_KEY>', {
             headers: { 'www-authenticate': 'Bearer' },

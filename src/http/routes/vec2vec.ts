@@ -5,6 +5,7 @@ import { AppError, Errors } from '../../platform/errors.ts';
 import { enqueueJob, getJob } from '../../platform/jobs/index.ts';
 import { Ops } from '../../platform/operations.ts';
 import {
+  cancelTraining,
   confidenceBand,
   embedSecondsPerText,
   estimateTrainingSeconds,
@@ -44,7 +45,7 @@ const registryEntry = z.object({
 
 const trainingStatus = z.object({
   job_id: z.string(),
-  status: z.enum(['queued', 'training', 'completed', 'failed']),
+  status: z.enum(['queued', 'training', 'completed', 'failed', 'cancelled']),
   progress: z.number(),
   stage: z.string().nullable().describe('embedding or training while the job runs'),
   accuracy: z.number().nullable().describe('top-1 retrieval accuracy of source → target on held-out pairs'),
@@ -178,6 +179,30 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
       const job = await getJob(deps.db, principalOf(request).tenantId, request.params.job_id);
       if (!job || job.kind !== TRAIN_JOB_KIND) throw Errors.notFound('training job', request.params.job_id);
       return trainingView(job);
+    },
+  );
+
+  app.delete(
+    '/v1/vec2vec/training/:job_id',
+    {
+      config: { permission: 'admin' },
+      schema: {
+        summary: 'Cancel a training job that has not finished',
+        description:
+          'A queued job never runs; a running one stops its fit within about a second. No translation is written (one a fit finishing at that moment wrote is deleted). 409 when the job already completed, failed or was cancelled: delete a trained translation with DELETE /v1/vec2vec/{translation_id}.',
+        tags: ['vec2vec'],
+        params: z.object({ job_id: z.string().min(1).max(200) }),
+        response: { 200: z.object({ job_id: z.string(), status: z.literal('cancelled') }) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const id = request.params.job_id;
+      const r = await cancelTraining(deps.db, principal.tenantId, id);
+      if (r.outcome === 'not_found') throw Errors.notFound('training job', id);
+      if (r.outcome === 'finished') throw Errors.conflict(`training job '${id}' is already ${r.status}`, { status: r.status });
+      await recordAudit(deps.db, { tenantId: principal.tenantId, action: Ops.vec2vecTrainingCancelled, actorId: principal.id, userId: principal.userId, details: { job_id: id } });
+      return { job_id: id, status: 'cancelled' as const };
     },
   );
 
