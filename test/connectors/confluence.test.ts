@@ -98,11 +98,11 @@ describe('confluence connector against the fake Confluence Cloud API', () => {
     assert.equal(replyDoc?.document_type, 'comment');
     assert.equal(replyDoc?.title, 'Comment on Deploy runbook');
     assert.equal(replyDoc?.content, 'Yes, deploy.canary.');
-    assert.equal((replyDoc?.metadata as Record<string, unknown>).parent_comment_id, top.id);
+    assert.equal((replyDoc?.metadata as Record<string, unknown> | undefined)?.parent_comment_id, top.id);
     assert.deepEqual(replyDoc?.acl, (await doc(`page:${runbook.id}`))?.acl, 'a comment carries its page ACL');
     const inlineDoc = await doc(`comment:${inline.id}`);
     assert.equal(inlineDoc?.content, '> before a release\n\nLink the dashboard here.');
-    assert.equal((inlineDoc?.metadata as Record<string, unknown>).comment_type, 'inline');
+    assert.equal((inlineDoc?.metadata as Record<string, unknown> | undefined)?.comment_type, 'inline');
     assert.deepEqual((await doc(`page:${byTitle('ENG note 7').id}`))?.acl, { users: ['ada@acme.test'], groups: ['confluence:g-sec-3'] });
     assert.deepEqual((await doc(`page:${byTitle('Getting started').id}`))?.acl, { public: true, groups: ['confluence:g-all-2', 'confluence:space:98305'] });
     assert.equal(await doc(`page:${byTitle('Old draft').id}`), undefined, 'trashed pages are not indexed');

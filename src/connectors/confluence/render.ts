@@ -1,6 +1,7 @@
 import { parseHtml } from '../kit/index.ts';
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** An attribute's value as written: already XML-escaped, so it goes into the HTML as it is (no second escaping). */
 const attr = (tag: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(tag)?.[1] ?? null;
 
 /**
@@ -15,21 +16,21 @@ export function storageToText(storage: string, userNames: ReadonlyMap<string, st
     .replace(/<ac:plain-text-body>/g, '<pre>')
     .replace(/<\/ac:plain-text-body>/g, '</pre>')
     .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_m, text: string) => escapeHtml(text))
-    .replace(/<ri:page\b[^>]*\/>/g, (tag) => escapeHtml(attr(tag, 'ri:content-title') ?? ''))
-    .replace(/<ri:blog-post\b[^>]*\/>/g, (tag) => escapeHtml(attr(tag, 'ri:content-title') ?? ''))
-    .replace(/<ri:attachment\b[^>]*\/>/g, (tag) => escapeHtml(`[${attr(tag, 'ri:filename') ?? 'attachment'}]`))
+    .replace(/<ri:page\b[^>]*\/>/g, (tag) => attr(tag, 'ri:content-title') ?? '')
+    .replace(/<ri:blog-post\b[^>]*\/>/g, (tag) => attr(tag, 'ri:content-title') ?? '')
+    .replace(/<ri:attachment\b[^>]*\/>/g, (tag) => `[${attr(tag, 'ri:filename') ?? 'attachment'}]`)
     .replace(/<ri:user\b[^>]*\/>/g, (tag) => {
       const name = userNames.get(attr(tag, 'ri:account-id') ?? '');
       return name ? escapeHtml(`@${name}`) : '';
     })
-    .replace(/<ri:url\b[^>]*\/>/g, (tag) => escapeHtml(attr(tag, 'ri:value') ?? ''))
+    .replace(/<ri:url\b[^>]*\/>/g, (tag) => attr(tag, 'ri:value') ?? '')
     .replace(/<ac:task-status>\s*complete\s*<\/ac:task-status>/g, '[x] ')
     .replace(/<ac:task-status>[\s\S]*?<\/ac:task-status>/g, '[ ] ')
     .replace(/<ac:task>/g, '<p>')
     .replace(/<\/ac:task>/g, '</p>')
     .replace(/<ac:task-id>[\s\S]*?<\/ac:task-id>/g, '')
     .replace(/<ac:emoticon\b[^>]*\/>/g, '')
-    .replace(/<time\b[^>]*\/>/g, (tag) => escapeHtml(attr(tag, 'datetime') ?? ''));
+    .replace(/<time\b[^>]*\/>/g, (tag) => attr(tag, 'datetime') ?? '');
   return parseHtml(html).content;
 }
 
