@@ -3,12 +3,13 @@ import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { githubKind } from './github/index.ts';
+import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
 import { slackKind } from './slack/index.ts';
 
 /** Every implemented kind. Only kinds that really work are listed here (and so in the catalogue). */
-const KINDS: readonly AnyKind[] = [apiKind as AnyKind, githubKind as AnyKind, linearKind as AnyKind, notionKind as AnyKind, slackKind as AnyKind];
+const KINDS: readonly AnyKind[] = [apiKind as AnyKind, githubKind as AnyKind, gitlabKind as AnyKind, linearKind as AnyKind, notionKind as AnyKind, slackKind as AnyKind];
 
 const byType = new Map<string, AnyKind>();
 
