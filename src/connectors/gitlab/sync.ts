@@ -124,13 +124,14 @@ async function readList(ctx: Ctx, p: GitLabPage): Promise<Page<GitLabPage, GitLa
     if (!one) throw new Error(`GitLab has no project '${src.value}' readable with this token (settings.projects)`);
     listed = [one];
   } else if (src) {
-    // Keyset pagination (`Link: rel="next"`) for the project lists, as GitLab recommends for large listings.
+    // GET /projects supports keyset pagination (`order_by=id` only; the next page is the `Link: rel="next"` URL),
+    // which GitLab recommends for large listings; a group's projects are paged by offset (`X-Next-Page`).
+    const all = src.value === 'projects';
     const first = listUrl(ctx, src.value, {
       per_page: 100,
-      pagination: 'keyset',
       order_by: 'id',
       sort: 'asc',
-      ...(src.value === 'projects' ? { membership: true } : { include_subgroups: true }),
+      ...(all ? { membership: true, pagination: 'keyset' } : { include_subgroups: true }),
       ...(ctx.settings.include_archived ? {} : { archived: false }),
     });
     const r = await glPage<ListedProject>(ctx, p.url ?? first);
