@@ -203,7 +203,8 @@ export function seedGitLab(opts: { issuesPerProject?: number } = {}): GitLabData
 export async function startFakeGitLab(data: GitLabData = seedGitLab()): Promise<FakeGitLab> {
   const fake = new VendorFake({
     name: 'GitLab',
-    tokens: [TOKEN],
+    // A second (unused) token keeps the set non-empty after `revoke(TOKEN)`: an empty set means "no token check".
+    tokens: [TOKEN, 'glpat-atrium-test-other-user'],
     tokenOf: ({ headers }) => {
       const pt = headers['private-token'];
       if (typeof pt === 'string') return pt;
