@@ -14,7 +14,12 @@ describe('gitlab connector against the fake GitLab REST API v4', () => {
   let id: string;
   const clock = fixedClock(new Date());
   before(async () => {
-    gl = await startFakeGitLab(seedGitLab({ issuesPerProject: 55 }));
+    const data = seedGitLab();
+    // acme/handbook gets 52 issues: two pages of 50.
+    const first = data.issues.find((i) => i.project_id === 1);
+    assert.ok(first);
+    for (let iid = 4; iid <= 52; iid++) data.issues.push({ ...first, id: 20_000 + iid, iid, title: `handbook issue ${iid}` });
+    gl = await startFakeGitLab(data);
     t = await createTestApp({ clock, env: { ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ gitlab: gl.api }), ATRIUM_SYNC_SCHEDULER: 'false' } });
     worker = connectorWorker(t);
   });
@@ -45,7 +50,7 @@ describe('gitlab connector against the fake GitLab REST API v4', () => {
     const c = await sync(true);
     assert.equal(c.status, 'idle', JSON.stringify(c));
     assert.deepEqual(await stored(), expectedGitLabIds(d(), inScope));
-    // The group's projects were listed with their subgroups; issues were paged (55 per project, pages of 50).
+    // The group's projects were listed with their subgroups; issues were paged (52 in acme/handbook, pages of 50).
     assert.ok(gl.fake.requestsTo('/api/v4/groups/acme/projects').every((r) => r.query.include_subgroups === 'true' && r.query.archived === 'false'));
     assert.ok(gl.fake.requestsTo('/api/v4/projects/1/issues').some((r) => r.query.page === '2'));
     assert.ok(gl.fake.requests.every((r) => r.token === gl.token));
