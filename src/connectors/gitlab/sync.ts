@@ -154,7 +154,8 @@ async function readList(ctx: Ctx, p: GitLabPage): Promise<Page<GitLabPage, GitLa
   return { documents, next: nextPhase(done), cursor: cursorOf(done) };
 }
 
-async function notesOf(ctx: Ctx, project: ProjectState, kind: 'issues' | 'merge_requests', iid: number): Promise<GlNote[]> {
+/** An issue's or merge request's notes, oldest first, at most MAX_NOTE_PAGES pages of 100. */
+export async function notesOf(ctx: Ctx, project: Pick<ProjectState, 'id'>, kind: 'issues' | 'merge_requests', iid: number): Promise<GlNote[]> {
   const notes: GlNote[] = [];
   let url: string | null = listUrl(ctx, `projects/${project.id}/${kind}/${iid}/notes`, { sort: 'asc', order_by: 'created_at', per_page: 100 });
   for (let n = 0; url && n < MAX_NOTE_PAGES; n++) {

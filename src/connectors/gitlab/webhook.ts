@@ -18,6 +18,7 @@ import {
   wikiPageToDocument,
 } from './map.ts';
 import type { GitLabCredentials, GitLabSettings } from './schemas.ts';
+import { notesOf } from './sync.ts';
 
 type Ctx = SourceContext<GitLabCredentials, GitLabSettings>;
 
@@ -68,7 +69,7 @@ async function inScope(ctx: Ctx, p: Listed): Promise<boolean> {
 
 async function notes(ctx: Ctx, projectId: number, kind: 'issues' | 'merge_requests', iid: number): Promise<GlNote[] | undefined> {
   if (!ctx.settings.include_notes) return undefined;
-  return (await glGetOptional<GlNote[]>(ctx, `projects/${projectId}/${kind}/${iid}/notes`, { sort: 'asc', order_by: 'created_at', per_page: 100 })) ?? [];
+  return notesOf(ctx, { id: projectId }, kind, iid);
 }
 
 interface Compare {
