@@ -313,7 +313,7 @@ export async function startFakeGitLab(data: GitLabData = seedGitLab()): Promise<
     })
     .route('GET', '/api/v4/projects/:id/repository/branches/:branch', (req) => {
       const p = projectOf(req.params.id);
-      if (!p || !p.head || req.params.branch !== p.default_branch) return notFound('Branch');
+      if (!p?.head || req.params.branch !== p.default_branch) return notFound('Branch');
       const c = data.commits.get(p.head);
       return { json: { name: p.default_branch, default: true, commit: { id: p.head, committed_date: c?.committed_date } } };
     })
