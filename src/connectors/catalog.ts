@@ -6,6 +6,7 @@ import { filesystemKind } from './filesystem/index.ts';
 import { githubKind } from './github/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
 import { jiraKind } from './jira/index.ts';
+import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
@@ -17,6 +18,7 @@ const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
   confluenceKind as AnyKind,
   githubKind as AnyKind,
+  gitlabKind as AnyKind,
   googleDriveKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
