@@ -7,6 +7,7 @@ import { googleDriveKind } from './google_drive/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
+import { salesforceKind } from './salesforce/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
@@ -19,6 +20,7 @@ const KINDS: readonly AnyKind[] = [
   jiraKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
+  salesforceKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
