@@ -59,7 +59,10 @@ export function seedSalesforce(): SalesforceData {
     { Id: '005Dn000002GrcAAA', Name: 'Grace Hopper', Email: 'grace@acme.test' },
   ];
   let clock = BASE;
-  const stamp = () => sfStamp((clock += 60_000));
+  const stamp = () => {
+    clock += 60_000;
+    return sfStamp(clock);
+  };
   const row = (type: SfType, fields: Record<string, unknown>): SfRow => {
     const s = stamp();
     return { Id: sfId(PREFIX[type]), CreatedDate: s, LastModifiedDate: s, SystemModstamp: s, ...fields };
@@ -113,6 +116,8 @@ export interface FakeSalesforce {
   /** Advances the clock a minute and returns the new time as a Salesforce timestamp (for edits after a sync). */
   tick(): string;
   add(type: SfType, fields: Record<string, unknown>): SfRow;
+  /** The next `count` API requests answer the spent 24-hour allocation (403 REQUEST_LIMIT_EXCEEDED, no Retry-After). */
+  dailyLimitNext(count: number): void;
   /** Deletes a record (to the delete log, stamped now). */
   remove(type: SfType, id: string): void;
   close(): Promise<void>;
@@ -153,8 +158,18 @@ export async function startFakeSalesforce(data: SalesforceData = seedSalesforce(
     rateLimited: () => sfError(403, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentRequests (Concurrent API Requests) Limit exceeded.'),
     serverError: () => ({ json: [{ message: 'An unexpected error occurred. Please include this ErrorId if you contact support: 1234-5678 (-42)', errorCode: 'UNKNOWN_EXCEPTION' }] }),
   });
+  /** Moves the clock a minute on and answers the new time as a Salesforce timestamp. */
+  const advance = () => {
+    clock += 60_000;
+    return sfStamp(clock);
+  };
+  let dailyLimited = 0;
   const route = (method: string, path: string, h: (req: FakeRequest) => FakeReply | Promise<FakeReply>) =>
     fake.route(method, path, async (req) => {
+      if (dailyLimited > 0) {
+        dailyLimited--;
+        return sfError(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.');
+      }
       const r = await h(req);
       return { ...r, headers: { date: new Date(clock).toUTCString(), ...r.headers } };
     });
@@ -287,9 +302,12 @@ export async function startFakeSalesforce(data: SalesforceData = seedSalesforce(
     fake,
     queries,
     now: () => clock,
-    tick: () => sfStamp((clock += 60_000)),
+    tick: advance,
+    dailyLimitNext: (count) => {
+      dailyLimited = count;
+    },
     add(type, fields) {
-      const s = sfStamp((clock += 60_000));
+      const s = advance();
       const r: SfRow = { Id: sfId(PREFIX[type]), CreatedDate: s, LastModifiedDate: s, SystemModstamp: s, ...fields };
       data.rows[type].push(r);
       return r;
@@ -298,7 +316,7 @@ export async function startFakeSalesforce(data: SalesforceData = seedSalesforce(
       const i = data.rows[type].findIndex((r) => r.Id === id);
       if (i < 0) throw new Error(`no ${type} ${id}`);
       data.rows[type].splice(i, 1);
-      data.deleted.push({ type, id, deletedDate: sfStamp((clock += 60_000)) });
+      data.deleted.push({ type, id, deletedDate: advance() });
     },
     close: () => fake.close(),
   };
