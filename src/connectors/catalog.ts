@@ -11,6 +11,7 @@ import { salesforceKind } from './salesforce/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
+import { zohoCrmKind } from './zoho_crm/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
@@ -24,6 +25,7 @@ const KINDS: readonly AnyKind[] = [
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
+  zohoCrmKind as AnyKind,
 ];
 
 const byType = new Map<string, AnyKind>();
