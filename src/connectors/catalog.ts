@@ -9,9 +9,11 @@ import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
+import { salesforceKind } from './salesforce/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
+import { zohoCrmKind } from './zoho_crm/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
@@ -23,9 +25,11 @@ const KINDS: readonly AnyKind[] = [
   jiraKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
+  salesforceKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
+  zohoCrmKind as AnyKind,
 ];
 
 const byType = new Map<string, AnyKind>();
