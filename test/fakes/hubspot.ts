@@ -53,7 +53,10 @@ const isType = (t: string | undefined): t is HType => TYPES.includes(t as HType)
 
 export function seedHubSpot(): HubSpotData {
   let at = BASE;
-  const next = () => new Date((at += 60_000)).toISOString();
+  const next = () => {
+    at += 60_000;
+    return new Date(at).toISOString();
+  };
   const records: HRecord[] = [];
   const add = (type: HType, id: string, properties: Record<string, string | null>) => {
     const t = next();
@@ -101,7 +104,10 @@ export async function startFakeHubSpot(data: HubSpotData = seedHubSpot()): Promi
   const token = 'pat-eu1-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
   const searches: FakeHubSpot['searches'] = [];
   let clock = Math.max(...data.records.map((r) => Date.parse(r.updatedAt))) + 600_000;
-  const tick = () => new Date((clock += 600_000)).toISOString();
+  const tick = () => {
+    clock += 600_000;
+    return new Date(clock).toISOString();
+  };
   const fake = new VendorFake({
     name: 'HubSpot',
     // A second token keeps the token check on after the first is revoked.

@@ -64,7 +64,14 @@ export async function searchSlot(connectorId: string, signal: AbortSignal, now: 
     await new Promise<void>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const timer = setTimeout(resolve, wait);
-      signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   }
 }

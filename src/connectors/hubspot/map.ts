@@ -226,7 +226,7 @@ export function objectToDocument(type: ObjectType, o: CrmObject, assoc: Associat
   }
   const head = type === 'notes' ? [] : [`${NOUN[type]}: ${title}`];
   const details = [...head, ...fieldLines].join('\n');
-  const content = [details, body && (type === 'notes' ? body : `Description:\n${body}`), links.join('\n')].filter((s) => s && s.trim()).join('\n\n');
+  const content = [details, body && (type === 'notes' ? body : `Description:\n${body}`), links.join('\n')].filter((s) => s?.trim()).join('\n\n');
   const created = o.createdAt ?? p.createdate ?? p.hs_createdate ?? undefined;
   const updated = p[spec.modified] ?? o.updatedAt ?? undefined;
   return {

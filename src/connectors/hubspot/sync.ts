@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Page, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
 import { getAccountDetails, type HubSpotCtx, hubspotJson, searchSlot, uiDomainOf } from './client.ts';
-import { type Associations, crmObject, type CrmObject, embeddedAssociations, externalId, isoOf, laterIso, nameKey, objectToDocument, recordName, SPECS } from './map.ts';
+import { type Associations, type CrmObject, crmObject, embeddedAssociations, externalId, isoOf, laterIso, nameKey, objectToDocument, recordName, SPECS } from './map.ts';
 import { type HubSpotCredentials, type HubSpotSettings, OBJECT_TYPES, type ObjectType } from './schemas.ts';
 
 const PAGE = 100;
