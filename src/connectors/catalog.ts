@@ -8,6 +8,7 @@ import { hubspotKind } from './hubspot/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
+import { pipedriveKind } from './pipedrive/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
@@ -21,6 +22,7 @@ const KINDS: readonly AnyKind[] = [
   jiraKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
+  pipedriveKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
