@@ -47,7 +47,10 @@ const v1Time = (iso: string) => iso.replace('T', ' ').replace(/(\.\d{3})?Z$/, ''
 
 export function seedPipedrive(): PipedriveData {
   let at = BASE;
-  const t = () => rfc3339((at += 60_000));
+  const t = () => {
+    at += 60_000;
+    return rfc3339(at);
+  };
   const stamp = () => {
     const v = t();
     return { add_time: v, update_time: v };
@@ -189,7 +192,10 @@ export async function startFakePipedrive(data: PipedriveData = seedPipedrive(), 
     apiToken,
     data,
     fake,
-    tick: () => rfc3339((clock += 60_000)),
+    tick: () => {
+      clock += 60_000;
+      return rfc3339(clock);
+    },
     close: () => fake.close(),
   };
 }
