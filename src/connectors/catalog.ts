@@ -5,11 +5,13 @@ import { confluenceKind } from './confluence/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { githubKind } from './github/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
+import { hubspotKind } from './hubspot/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
+import { pipedriveKind } from './pipedrive/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
@@ -22,9 +24,11 @@ const KINDS: readonly AnyKind[] = [
   githubKind as AnyKind,
   gitlabKind as AnyKind,
   googleDriveKind as AnyKind,
+  hubspotKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
+  pipedriveKind as AnyKind,
   salesforceKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,
