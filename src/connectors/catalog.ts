@@ -10,6 +10,7 @@ import { notionKind } from './notion/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
+import { zendeskKind } from './zendesk/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
@@ -22,6 +23,7 @@ const KINDS: readonly AnyKind[] = [
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
+  zendeskKind as AnyKind,
 ];
 
 const byType = new Map<string, AnyKind>();
