@@ -83,7 +83,10 @@ const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 export function seedZendesk(opts: { extraTickets?: number } = {}): ZendeskData {
   let at = BASE;
-  const next = () => stamp((at += 60_000));
+  const next = () => {
+    at += 60_000;
+    return stamp(at);
+  };
   const users: ZUser[] = [
     { id: 9001, name: 'Ada Admin', email: 'Ada@Acme.TEST', role: 'admin' },
     { id: 9002, name: 'Grace Agent', email: 'grace@acme.test', role: 'agent' },
@@ -311,7 +314,10 @@ export async function startFakeZendesk(data: ZendeskData = seedZendesk(), opts: 
     basicToken,
     data,
     fake,
-    tick: () => stamp((clock += 60_000)),
+    tick: () => {
+      clock += 60_000;
+      return stamp(clock);
+    },
     close: () => fake.close(),
   };
 }
