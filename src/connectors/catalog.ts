@@ -3,6 +3,7 @@ import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
+import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
@@ -16,11 +17,13 @@ import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
 import { zohoCrmKind } from './zoho_crm/index.ts';
+import { zendeskKind } from './zendesk/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
   confluenceKind as AnyKind,
+  freshdeskKind as AnyKind,
   githubKind as AnyKind,
   gitlabKind as AnyKind,
   googleDriveKind as AnyKind,
@@ -33,6 +36,7 @@ const KINDS: readonly AnyKind[] = [
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
+  zendeskKind as AnyKind,
   zohoCrmKind as AnyKind,
 ];
 
