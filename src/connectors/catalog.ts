@@ -4,6 +4,7 @@ import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { githubKind } from './github/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
+import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
@@ -16,6 +17,7 @@ const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
   githubKind as AnyKind,
   googleDriveKind as AnyKind,
+  intercomKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
