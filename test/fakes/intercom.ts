@@ -62,6 +62,8 @@ export interface FakeIntercom {
   readonly token: string;
   readonly data: IntercomData;
   readonly fake: VendorFake;
+  /** The `Intercom-Version` header of every routed request (undefined when missing). */
+  readonly versions: (string | undefined)[];
   /** Every conversation search: its query and pagination. */
   readonly searches: { query: unknown; per_page: number; starting_after: string | null }[];
   /** A Unix time later than every earlier one (for edits after a sync). */
@@ -167,6 +169,7 @@ const errorList = (status: number, code: string, message: string): FakeReply => 
 export async function startFakeIntercom(data: IntercomData = seedIntercom(), opts: { searchPage?: number } = {}): Promise<FakeIntercom> {
   const token = 'dG9rOjE2NzgxYjQ5X2ZmNjFfNGQ4ZF9hOTQ0XzlkNDVlY2YxZjE5YjoxOjA=';
   const searches: FakeIntercom['searches'] = [];
+  const versions: FakeIntercom['versions'] = [];
   let clock = BASE + 100_000;
   const fake = new VendorFake({
     name: 'Intercom',
@@ -228,8 +231,14 @@ export async function startFakeIntercom(data: IntercomData = seedIntercom(), opt
     default_locale: 'en',
   });
 
-  fake.route('GET', '/me', () => ({ json: { type: 'admin', id: data.me.id, email: data.me.email, name: data.me.name, email_verified: true, app: { type: 'app', id_code: data.me.app.id_code, name: data.me.app.name, region: data.me.app.region, timezone: 'Europe/Dublin', created_at: BASE - 86_400 * 365, identity_verification: false }, avatar: { type: 'avatar', image_url: null }, has_inbox_seat: true } }));
-  fake.route('GET', '/articles', (req) => {
+  const route = (method: string, path: string, handler: (req: FakeRequest) => FakeReply) =>
+    fake.route(method, path, (req) => {
+      const v = req.headers['intercom-version'];
+      versions.push(Array.isArray(v) ? v[0] : v);
+      return handler(req);
+    });
+  route('GET', '/me', () => ({ json: { type: 'admin', id: data.me.id, email: data.me.email, name: data.me.name, email_verified: true, app: { type: 'app', id_code: data.me.app.id_code, name: data.me.app.name, region: data.me.app.region, timezone: 'Europe/Dublin', created_at: BASE - 86_400 * 365, identity_verification: false }, avatar: { type: 'avatar', image_url: null }, has_inbox_seat: true } }));
+  route('GET', '/articles', (req) => {
     const page = Math.max(1, Number(req.query.get('page') ?? 1));
     const perPage = Math.min(250, Math.max(1, Number(req.query.get('per_page') ?? 25)));
     const sorted = [...data.articles].sort((a, b) => b.updated_at - a.updated_at || Number(b.id) - Number(a.id));
@@ -237,7 +246,7 @@ export async function startFakeIntercom(data: IntercomData = seedIntercom(), opt
     const totalPages = Math.max(1, Math.ceil(sorted.length / perPage));
     return { json: { type: 'list', pages: { type: 'pages', page, per_page: perPage, total_pages: totalPages, ...(page < totalPages ? { next: `https://api.intercom.io/articles?page=${page + 1}&per_page=${perPage}` } : {}) }, total_count: sorted.length, data: items.map(articleJson) } };
   });
-  fake.route('POST', '/conversations/search', (req: FakeRequest) => {
+  route('POST', '/conversations/search', (req: FakeRequest) => {
     const body = (req.body ?? {}) as { query?: Query; pagination?: { per_page?: number; starting_after?: string | null } };
     if (!body.query) return errorList(400, 'parameter_not_found', 'query parameter is required');
     const perPage = Math.min(opts.searchPage ?? 150, Math.max(1, body.pagination?.per_page ?? 20));
@@ -259,11 +268,11 @@ export async function startFakeIntercom(data: IntercomData = seedIntercom(), opt
       throw err;
     }
   });
-  fake.route('GET', '/conversations/:id', (req) => {
+  route('GET', '/conversations/:id', (req) => {
     const c = data.conversations.find((x) => x.id === req.params.id);
     return c ? { json: conversationJson(c, true) } : errorList(404, 'not_found', 'Resource Not Found');
   });
-  fake.route('GET', '/contacts/:id', (req) => {
+  route('GET', '/contacts/:id', (req) => {
     const k = data.contacts.find((x) => x.id === req.params.id);
     if (!k) return errorList(404, 'not_found', 'User Not Found');
     return { json: { type: 'contact', id: k.id, workspace_id: data.me.app.id_code, external_id: null, role: k.role, email: k.email, name: k.name, created_at: BASE - 86_400, updated_at: BASE } };
@@ -279,6 +288,7 @@ export async function startFakeIntercom(data: IntercomData = seedIntercom(), opt
     token,
     data,
     fake,
+    versions,
     searches,
     tick: () => {
       clock += 60;
