@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
+import { bitbucketKind } from './bitbucket/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { githubKind } from './github/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
@@ -15,6 +16,7 @@ import { teamsKind } from './teams/index.ts';
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
+  bitbucketKind as AnyKind,
   githubKind as AnyKind,
   googleDriveKind as AnyKind,
   intercomKind as AnyKind,
