@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { confluenceKind } from './confluence/index.ts';
+import { bitbucketKind } from './bitbucket/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
+import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
@@ -22,12 +24,14 @@ import { zendeskKind } from './zendesk/index.ts';
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
+  bitbucketKind as AnyKind,
   confluenceKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
   gitlabKind as AnyKind,
   googleDriveKind as AnyKind,
   hubspotKind as AnyKind,
+  intercomKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
