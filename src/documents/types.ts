@@ -3,6 +3,7 @@ import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import { NUL_MESSAGE, nulPath } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
+import { documentAclSchema, type Viewer } from './acl.ts';
 
 /** At most this many documents in one push request (413 above). */
 export const MAX_BATCH_DOCUMENTS = 1000;
@@ -44,10 +45,10 @@ export const documentInputSchema = z.object({
     .record(z.string(), z.unknown())
     .refine((m) => !holdsNul(m), noNul)
     .nullish(),
-  acl: z
-    .unknown()
+  // Who may read it (documents/acl.ts); absent or null = everyone in the tenant.
+  acl: documentAclSchema
     .refine((a) => !holdsNul(a), noNul)
-    .optional(),
+    .nullish(),
 });
 export type DocumentInput = z.infer<typeof documentInputSchema>;
 
@@ -132,6 +133,8 @@ export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 
 export interface SearchRequest {
   readonly tenantId: string;
+  /** Whose view: only documents this reader may read are candidates. Absent = EVERYONE (no ACL or public). */
+  readonly viewer?: Viewer;
   readonly query: string;
   /** A precomputed query vector (in `queryModel`'s space); else the query is embedded with the default model. */
   readonly queryVector?: Float32Array | readonly number[];

@@ -1,6 +1,6 @@
 import type { Principal } from '../access/index.ts';
 import { executeAction, listConnectors } from '../connectors/index.ts';
-import { getDocument } from '../documents/index.ts';
+import { EVERYONE, getDocument } from '../documents/index.ts';
 import { runFederatedQuery } from '../federation/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { isAppError } from '../platform/errors.ts';
@@ -58,7 +58,7 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       const body =
         name === 'connectors'
           ? { connectors: await listConnectors(deps.db, caller.tenantId) }
-          : { documents: await recentDocuments(deps.db, caller.tenantId, 20) };
+          : { documents: await recentDocuments(deps.db, caller.tenantId, 20, EVERYONE) };
       return { uri: def.uri, mimeType: def.mimeType, text: JSON.stringify(body, null, 2) };
     },
   };

@@ -5,7 +5,8 @@ import type { z } from 'zod';
  * Who may read a document at the source, in the one shape every connector stores (the permissions issue enforces it):
  * `users` are lower-cased email addresses where the vendor resolves them, else `<connector_type>:<vendor user id>`;
  * `groups` are `<connector_type>:<vendor group id>` (a space, channel, team, project…) or IdP group names; `domain`
- * lists email domains whose members may read it; `public: true` means anyone in the tenant. No ACL = visible to all.
+ * lists email domains whose members may read it; `public: true` means anyone in the tenant. No ACL = visible to all;
+ * an ACL that names nobody (`{}`) = visible to nobody but an admin's explicit bypass.
  */
 export interface SourceAcl {
   readonly public?: boolean;
@@ -25,8 +26,8 @@ export interface SourceDocument {
   readonly created_at?: string;
   readonly updated_at?: string;
   readonly metadata?: Record<string, unknown>;
-  /** New kinds store the shared `SourceAcl`; the first four kinds still store their older `{ visibility, … }` form. */
-  readonly acl?: SourceAcl | Record<string, unknown>;
+  /** Who may read it at the source (absent = everyone in the tenant); enforced by retrieval (docs/permissions.md). */
+  readonly acl?: SourceAcl;
 }
 
 export type SyncMode = 'incremental' | 'full';
