@@ -6,6 +6,8 @@ export const Ops = {
   apiKeyCreated: 'apikey.created',
   apiKeyRevoked: 'apikey.revoked',
   auditRead: 'audit.read',
+  aclBypassed: 'acl.bypassed',
+  identityMapped: 'identity.mapped',
   connectorCreated: 'connector.created',
   connectorDeleted: 'connector.deleted',
   connectorPaused: 'connector.paused',

@@ -64,8 +64,20 @@ export interface SourceContext<C, S> {
   stored(prefix: string): Promise<readonly StoredRef[]>;
 }
 
+/**
+ * Who is who at the vendor, for the identity directory behind ACLs (docs/permissions.md): accounts are
+ * `<connector_type>:<vendor user id>` with the email the vendor reports (null when it hides it); each group listed is
+ * the group's whole current member list (account ids or emails) and replaces what this connector stored for it.
+ */
+export interface SourceIdentities {
+  readonly accounts?: readonly { readonly account_id: string; readonly email?: string | null; readonly display_name?: string | null }[];
+  readonly groups?: readonly { readonly group_id: string; readonly members: readonly string[] }[];
+}
+
 export interface Page<P, Cur> {
   readonly documents: readonly SourceDocument[];
+  /** Vendor accounts and group memberships read on this page (identity directory). */
+  readonly identities?: SourceIdentities;
   /** External ids the vendor reports as deleted (incremental). */
   readonly deleted?: readonly string[];
   /**

@@ -18,7 +18,7 @@ import {
 } from '../../mcp/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
-import { bearerToken, principalOf } from '../auth.ts';
+import { bearerToken, principalOf, withActAs } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 export const MCP_PATH = '/v1/expose/mcp';
@@ -88,7 +88,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
         }
         reply.hijack();
         try {
-          await sessions.handle(request.raw, reply.raw, request.body, principal);
+          await sessions.handle(request.raw, reply.raw, request.body, withActAs(principal, request));
         } catch (err) {
           request.log.error({ err }, 'MCP request failed');
           if (!reply.raw.headersSent) {
