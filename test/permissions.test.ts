@@ -258,11 +258,10 @@ describe('permission-aware retrieval: REST, federate, MCP', () => {
       assert.doesNotMatch(text(hidden), /zephyr/);
       assert.match(text(await ada.callTool({ name: 'get_document', arguments: { document_id: id } })), /zephyr/);
       const resources = await svc.listResources();
-      const recent = resources.resources.find((r) => r.uri.includes('recent') || r.name.includes('recent'));
-      if (recent) {
-        assert.doesNotMatch(text(await svc.readResource({ uri: recent.uri })), /launch|zephyr|HR note|vault/);
-        assert.match(text(await ada.readResource({ uri: recent.uri })), /launch/);
-      }
+      const recent = resources.resources.find((r) => r.uri.endsWith('://recent'));
+      assert.ok(recent);
+      assert.doesNotMatch(text(await svc.readResource({ uri: recent.uri })), /launch|zephyr|HR note|vault/);
+      assert.match(text(await ada.readResource({ uri: recent.uri })), /launch/);
     } finally {
       await Promise.all([svc.close(), ada.close(), acting.close()]);
     }
