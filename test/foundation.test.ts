@@ -107,7 +107,9 @@ describe('foundation over HTTP', () => {
     const doc = res.json();
     assert.equal(doc.openapi, '3.0.3');
     const create = doc.paths['/v1/api-keys'].post;
-    assert.equal(create['x-permission'], 'admin');
+    // Any credential may ask: an admin creates any key, an SSO session only keys bound to itself (checked in the handler).
+    assert.equal(create['x-permission'], 'authenticated');
+    assert.equal(doc.paths['/v1/api-keys'].get['x-permission'], 'admin');
     assert.ok(create.responses['201']);
     assert.ok(create.responses['401']);
     assert.ok(create.requestBody);

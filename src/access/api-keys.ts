@@ -22,6 +22,8 @@ export interface ApiKeyRecord {
   readonly name: string;
   readonly key_prefix: string;
   readonly permissions: Permission[];
+  /** The person the key reads as (lower-cased email); null = a service key. */
+  readonly identity: { readonly email: string } | null;
   readonly created_by: string | null;
   readonly created_at: string;
   readonly last_used_at: string | null;
@@ -45,6 +47,7 @@ function toRecord(row: Record<string, unknown>): ApiKeyRecord {
     name: String(row.name),
     key_prefix: String(row.key_prefix),
     permissions: row.permissions as Permission[],
+    identity: typeof row.identity_email === 'string' ? { email: row.identity_email } : null,
     created_by: (row.created_by as string | null) ?? null,
     created_at: iso(row.created_at) ?? '',
     last_used_at: iso(row.last_used_at),
@@ -124,7 +127,7 @@ function recordKeyUse(db: Queryable, keyId: string, use: KeyUseOptions): void {
 /** Creates a key and returns its record with the plaintext, which is never stored and shown only here. */
 export async function createApiKey(
   db: Queryable,
-  input: { tenantId: string; name: string; permissions: readonly Permission[]; createdBy?: string },
+  input: { tenantId: string; name: string; permissions: readonly Permission[]; createdBy?: string; identityEmail?: string | null },
 ): Promise<ApiKeyRecord & { key: string }> {
   for (const p of input.permissions) {
     if (!PERMISSIONS.includes(p)) throw Errors.validation(`unknown permission '${p}'`);
@@ -133,9 +136,9 @@ export async function createApiKey(
   const id = newId('key');
   const perms = [...new Set(input.permissions)];
   const r = await db.query(
-    `INSERT INTO api_keys (id, tenant_id, name, key_hash, key_prefix, permissions, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [id, input.tenantId, input.name, hashKey(key), key.slice(0, KEY_PREFIX.length + 6), perms, input.createdBy ?? null],
+    `INSERT INTO api_keys (id, tenant_id, name, key_hash, key_prefix, permissions, created_by, identity_email)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [id, input.tenantId, input.name, hashKey(key), key.slice(0, KEY_PREFIX.length + 6), perms, input.createdBy ?? null, input.identityEmail?.trim().toLowerCase() ?? null],
   );
   return { ...toRecord(r.rows[0]!), key };
 }
@@ -171,8 +174,8 @@ export async function authenticateKey(db: Queryable, presented: string, use: Key
     recordKeyUse(db, hit.principal.id, use);
     return { ...hit.principal, permissions: new Set(hit.principal.permissions) };
   }
-  const r = await db.query<{ id: string; tenant_id: string; name: string; permissions: Permission[]; key_hash: string }>(
-    'SELECT id, tenant_id, name, permissions, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+  const r = await db.query<{ id: string; tenant_id: string; name: string; permissions: Permission[]; key_hash: string; identity_email: string | null }>(
+    'SELECT id, tenant_id, name, permissions, key_hash, identity_email FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
     [hash],
   );
   const row = r.rows[0];
@@ -184,6 +187,7 @@ export async function authenticateKey(db: Queryable, presented: string, use: Key
     tenantId: row.tenant_id,
     userId: row.name,
     permissions: new Set(row.permissions),
+    email: row.identity_email ?? null,
   };
   const map = cache ?? new Map<string, { principal: Principal; expires: number; epoch: number }>();
   if (!cache) verified.set(db, map);

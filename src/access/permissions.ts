@@ -1,5 +1,5 @@
 /** Every permission an API key or a session role can carry. The README lists which endpoint needs which. */
-export const PERMISSIONS = ['query', 'connector:read', 'connector:write', 'admin'] as const;
+export const PERMISSIONS = ['query', 'connector:read', 'connector:write', 'admin', 'act_as'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** What the caller of an endpoint is: a principal always belongs to exactly one tenant. */
@@ -10,11 +10,25 @@ export interface Principal {
   readonly tenantId: string;
   /** The person behind a session, or the key's name for API keys. */
   readonly userId: string;
+  /**
+   * The person this credential is, lower-cased (an SSO session's user; a person-bound key's identity): retrieval
+   * answers that person's view. Absent/null = a service key (documents everyone may read, or act_as per request).
+   */
+  readonly email?: string | null;
   readonly permissions: ReadonlySet<Permission>;
+  /**
+   * The person this request (or MCP connection) names with `X-Atrium-Act-As`; honoured only with the `act_as`
+   * permission (identity/view.ts refuses it otherwise).
+   */
+  readonly actAs?: string;
 }
 
-/** `admin` implies every other permission. */
+/**
+ * `admin` implies every other permission but `act_as`: reading as another person is granted explicitly
+ * (an admin's way to every document is the audited `bypass_acl`).
+ */
 export function can(principal: Pick<Principal, 'permissions'>, permission: Permission): boolean {
+  if (permission === 'act_as') return principal.permissions.has('act_as');
   return principal.permissions.has('admin') || principal.permissions.has(permission);
 }
 

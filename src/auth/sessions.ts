@@ -32,8 +32,8 @@ export async function createSession(
  */
 export async function sessionPrincipal(db: Queryable, token: string, now: Date): Promise<Principal | null> {
   if (token.length < 20 || token.length > 100) return null;
-  const r = await db.query<{ id: string; tenant_id: string; user_id: string; role: Role }>(
-    `SELECT s.id, s.tenant_id, s.user_id, u.role FROM auth_sessions s
+  const r = await db.query<{ id: string; tenant_id: string; user_id: string; role: Role; email: string }>(
+    `SELECT s.id, s.tenant_id, s.user_id, u.role, u.email FROM auth_sessions s
      JOIN users u ON u.id = s.user_id AND u.tenant_id = s.tenant_id
      WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2 AND u.disabled_at IS NULL`,
     [sha256(token), now.toISOString()],
@@ -46,6 +46,8 @@ export async function sessionPrincipal(db: Queryable, token: string, now: Date):
     tenantId: row.tenant_id,
     userId: row.user_id,
     permissions: new Set(ROLE_PERMISSIONS[row.role] ?? []),
+    // The signed-in person: retrieval answers their view (their email, IdP groups and vendor memberships).
+    email: row.email.trim().toLowerCase(),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   folderSettingsSchema,
   folderStateSchema,
   scanFolder,
+  ALL_DOCUMENTS,
   searchPassages,
   upsertDocuments,
 } from '../documents/index.ts';
@@ -337,7 +338,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
       const sources = opts.source.length ? opts.source : undefined;
       const passages = where.service
         ? (await callService(where.service, z.object({ passages: z.array(remotePassage) }), 'POST', '/v1/search', { query, sources, limit: opts.limit, mode })).passages
-        : await withDocuments(where, env, 'search', mode !== 'lexical', (deps) => searchPassages(deps, { tenantId: opts.tenant, query, sources, limit: opts.limit, mode }));
+        : await withDocuments(where, env, 'search', mode !== 'lexical', (deps) => searchPassages(deps, { tenantId: opts.tenant, query, sources, limit: opts.limit, mode, viewer: ALL_DOCUMENTS }));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify({ passages: passages.map(({ vector: _v, ...p }) => p) })}\n`);
         return;

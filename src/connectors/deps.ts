@@ -3,7 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import type { SourceDocument, StoredRef } from './kit/contract.ts';
+import type { SourceDocument, SourceIdentities, StoredRef } from './kit/contract.ts';
 
 /**
  * The port through which connectors and sync write documents. The runtime adapts the documents module
@@ -18,6 +18,8 @@ export interface DocumentStore {
   listExternalIds(tenantId: string, connectorId: string): Promise<string[]>;
   /** Stored documents whose external id starts with `prefix`, with their metadata. */
   listStored(tenantId: string, connectorId: string, prefix: string): Promise<StoredRef[]>;
+  /** Records vendor accounts and whole group member lists for the identity directory (ACL principals). */
+  identities?(input: { tenantId: string; connectorId: string; identities: SourceIdentities }): Promise<void>;
 }
 
 /** What connector services need; AppDeps satisfies it structurally. */

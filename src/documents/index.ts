@@ -1,3 +1,4 @@
+export { ALL_DOCUMENTS, aclCondition, type DocumentAcl, documentAclSchema, EVERYONE, personPrincipals, type Viewer, viewerKey } from './acl.ts';
 export { type Chunk, type ChunkOptions, chunkDocument } from './chunker.ts';
 export { EMBED_JOB_KIND, embedJobHandler, embedPendingChunks } from './embed.ts';
 export {

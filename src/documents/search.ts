@@ -4,6 +4,7 @@ import type { Queryable } from '../platform/db/index.ts';
 import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
+import { aclCondition, effectiveViewer } from './acl.ts';
 import { resolveSettings } from './settings.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
 import { parseVector, vectorLiteral } from './vectors.ts';
@@ -27,6 +28,10 @@ function filterSql(req: SearchRequest, p: Params): { sql: string; needsDoc: bool
   const parts: string[] = [];
   let needsConnector = false;
   const f = req.filters ?? {};
+  // The reader's ACL view is one more filter on the candidate set: every path (lexical, vector, fallbacks) applies
+  // it before its LIMIT, so top-k is the reader's top-k and nothing they may not read is scored or counted.
+  const acl = aclCondition(req.viewer, (v) => p.add(v));
+  if (acl) parts.push(acl);
   if (req.sources?.length) parts.push(`d.source_node = ANY(${p.add([...req.sources])}::text[])`);
   if (f.after) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) >= ${p.add(f.after)}::timestamptz`);
   if (f.before) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) < ${p.add(f.before)}::timestamptz`);
@@ -286,7 +291,11 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
 
   const p = new Params();
   const tenant = p.add(req.tenantId);
-  const filters = filterSql(req, p);
+  const viewer = await effectiveViewer(db, req.tenantId, req.viewer);
+  const filters = filterSql({ ...req, viewer }, p);
+  // Also on the returned rows, with the reader's own view: a restricted document stored between the probe in
+  // effectiveViewer and this statement is never returned (the candidate paths skipped the filter for speed).
+  const rowAcl = aclCondition(req.viewer, (v) => p.add(v));
   const docJoin = filters.needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '';
   const conJoin = filters.needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
   // The documents that pass the filters (filtered exhaustive BM25, the exact vector list); `gate` is a
@@ -406,7 +415,7 @@ export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest
     FROM ids JOIN chunks c ON c.id = ids.id${lexical ? ' LEFT JOIN lex ON lex.id = c.id' : ''}
     JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
     LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id
-    WHERE c.tenant_id = ${tenant}`;
+    WHERE c.tenant_id = ${tenant}${rowAcl ? ` AND ${rowAcl}` : ''}`;
 
   // Each statement costs ~1 ms of fixed CPU in embedded PGlite: the HNSW settings go in one exec,
   // and a query without the vector path needs no transaction at all.

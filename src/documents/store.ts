@@ -2,6 +2,7 @@ import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { aclCondition, EVERYONE, type Viewer } from './acl.ts';
 import { chunkDocument } from './chunker.ts';
 import { embeddingText } from './embed.ts';
 import { contentHash, fieldsHash } from './hash.ts';
@@ -357,14 +358,19 @@ export function rowToDocument(row: Record<string, unknown>): StoredDocument {
   };
 }
 
-/** One document of the tenant, or null (never another tenant's). */
-export async function getDocument(db: Queryable, tenantId: string, documentId: string): Promise<StoredDocument | null> {
+/**
+ * One document of the tenant that `viewer` may read (default EVERYONE), or null: never another tenant's, and a
+ * document hidden from the reader is as absent as one that does not exist (no 403 that would confirm it).
+ */
+export async function getDocument(db: Queryable, tenantId: string, documentId: string, viewer: Viewer = EVERYONE): Promise<StoredDocument | null> {
+  const params: unknown[] = [tenantId, documentId];
+  const acl = aclCondition(viewer, (v) => `$${params.push(v)}`);
   const r = await db.query<Record<string, unknown>>(
     `SELECT d.*, c.connector_type,
             (SELECT count(*)::int FROM chunks k WHERE k.tenant_id = d.tenant_id AND k.document_id = d.id) AS chunk_count
      FROM documents d LEFT JOIN connectors c ON c.id = d.source_node AND c.tenant_id = d.tenant_id
-     WHERE d.tenant_id = $1 AND d.id = $2`,
-    [tenantId, documentId],
+     WHERE d.tenant_id = $1 AND d.id = $2${acl ? ` AND ${acl}` : ''}`,
+    params,
   );
   const row = r.rows[0];
   return row ? rowToDocument(row) : null;

@@ -3,6 +3,7 @@ import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import { storableText, unstorableReason, unstorableText } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
+import { documentAclSchema, type Viewer } from './acl.ts';
 
 /** At most this many documents in one push request (413 above). */
 export const MAX_BATCH_DOCUMENTS = 1000;
@@ -49,7 +50,8 @@ export const documentInputSchema = z.object({
     .record(z.string(), z.unknown())
     .superRefine(storable)
     .nullish(),
-  acl: z.unknown().superRefine(storable).optional(),
+  // Who may read it (documents/acl.ts); absent or null = everyone in the tenant.
+  acl: documentAclSchema.superRefine(storable).nullish(),
 });
 export type DocumentInput = z.infer<typeof documentInputSchema>;
 
@@ -134,6 +136,8 @@ export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 
 export interface SearchRequest {
   readonly tenantId: string;
+  /** Whose view: only documents this reader may read are candidates. Absent = EVERYONE (no ACL or public). */
+  readonly viewer?: Viewer;
   readonly query: string;
   /** A precomputed query vector (in `queryModel`'s space); else the query is embedded with the default model. */
   readonly queryVector?: Float32Array | readonly number[];

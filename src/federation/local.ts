@@ -1,4 +1,4 @@
-import { embedQuery, searchPassages } from '../documents/index.ts';
+import { embedQuery, searchPassages, type Viewer } from '../documents/index.ts';
 import type { EmbeddingRegistry } from '../embeddings/provider.ts';
 import { hasDirection } from '../embeddings/vector.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
@@ -34,6 +34,8 @@ export async function retrieveLocal(
     sources: readonly string[] | null;
     filters: QueryFilters;
     limit: number;
+    /** Whose documents: filtered in the retrieval statement (documents/acl.ts). */
+    viewer: Viewer;
     signal?: AbortSignal;
     /** How long to wait for the query's vector before answering from BM25 alone (a remote model down or slow). */
     embedTimeoutMs?: number;
@@ -54,6 +56,7 @@ export async function retrieveLocal(
       ...(req.sources ? { sources: req.sources } : {}),
       filters: req.filters,
       limit: req.limit,
+      viewer: req.viewer,
       // Each retrieval path (BM25, k-NN) contributes at most this many candidates before fusion.
       candidates: req.limit,
       signal: req.signal,

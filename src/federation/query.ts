@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { can, type Principal } from '../access/index.ts';
 import { type AuditInput, recordAuditDeferred } from '../audit/index.ts';
+import { EVERYONE, type Viewer, viewerKey } from '../documents/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
 import type { ActivityHandle } from './activity.ts';
@@ -32,6 +33,8 @@ export interface RunOptions {
   readonly contextTerms?: readonly string[];
   /** With `hop`: the originating tenant's federation origin id (header ORIGIN_HEADER); this tenant's own is a loop. */
   readonly origin?: string;
+  /** Whose documents the local sources answer with (identity/view.ts); absent = EVERYONE (no ACL or public). */
+  readonly viewer?: Viewer;
 }
 
 interface Selection {
@@ -123,7 +126,8 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
   let cacheKey: string | null = null;
   if (service && settings.cacheTtlMs > 0 && !opts.force && selection.searchLocal) {
     // A trained, retrained or deleted translation changes how other models' passages score: a new key.
-    cacheKey = [tenantId, hash, p.context.generation, p.context.translations, hop ? 'hop' : 'origin', selection.localIds.join(',')].join('|');
+    // Per reader too: the local answer holds only what this view may read, so another view never gets it.
+    cacheKey = [tenantId, hash, p.context.generation, p.context.translations, hop ? 'hop' : 'origin', selection.localIds.join(','), viewerKey(opts.viewer ?? EVERYONE)].join('|');
     cachedLocal = service.cache.get(cacheKey, nowMs);
     cacheState = cachedLocal ? 'hit' : 'miss';
   }
@@ -135,7 +139,7 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
     q,
     selection,
     remotes,
-    { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin, detailed },
+    { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin, detailed, viewer: opts.viewer ?? EVERYONE },
     failed,
   );
   const fan = result.fan;
@@ -278,13 +282,14 @@ async function fanOut(
     origin: string;
     /** Failed nodes are reported with the (masked) message from their answer, else with their status only. */
     detailed: boolean;
+    viewer: Viewer;
   },
   failed: { node: string; reason: string }[],
 ): Promise<FanOutResult> {
   const deadlineMs = deps.config.federation.deadlineMs;
   const service = deps.federation;
   const localTask =
-    selection.searchLocal && !o.cachedLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, signal), deadlineMs) : null;
+    selection.searchLocal && !o.cachedLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, o.viewer, signal), deadlineMs) : null;
   const remoteTasks = remotes.map(({ node, sub }) =>
     queryRemoteNode(node, q, {
       intent: o.intent,
@@ -348,7 +353,7 @@ async function fanOut(
   return { fan: { local, remote, consulted }, answered, timedOut, rejected, localAnswer };
 }
 
-async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQuery, selection: Selection, signal: AbortSignal) {
+async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQuery, selection: Selection, viewer: Viewer, signal: AbortSignal) {
   // One hybrid query over every selected local source, as deep as without damping (the result cache holds
   // it for any budget): damping shrinks what each source keeps after ranking (critical items first), not
   // what is looked at. Twice the undamped per-node budget leaves room for several passages of one document.
@@ -361,7 +366,7 @@ async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQ
       translator: deps.federation?.translator ?? (deps.translations ? translatorFrom(deps.translations) : undefined),
     },
     // Half the deadline for the query's vector: a remote model that is down still leaves time for BM25.
-    { tenantId, query: q.query, sources: selection.local, filters: q.filters, limit, signal, embedTimeoutMs: deps.config.federation.deadlineMs / 2 },
+    { tenantId, query: q.query, sources: selection.local, filters: q.filters, limit, viewer, signal, embedTimeoutMs: deps.config.federation.deadlineMs / 2 },
   );
   return r.candidates;
 }

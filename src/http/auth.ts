@@ -96,10 +96,18 @@ export async function authorize(deps: AppDeps, request: FastifyRequest): Promise
   if (needed === undefined) throw Errors.internal(new Error(`route ${request.routeOptions.url} declares no permission`));
   const principal = await resolvePrincipal(deps, request);
   if (!principal) throw Errors.unauthenticated();
-  request.principal = principal;
+  request.principal = withActAs(principal, request);
   const wait = deps.rateLimiter.take(`${principal.kind}:${principal.id}`, deps.clock.now().getTime());
   if (wait > 0) throw Errors.rateLimited(wait);
   if (needed !== 'authenticated' && !can(principal, needed)) throw Errors.forbidden(needed);
+}
+
+/** The person the request names with `X-Atrium-Act-As`, carried with its principal (checked where documents are read). */
+export function withActAs(principal: Principal, request: FastifyRequest): Principal {
+  const header = request.headers['x-atrium-act-as'];
+  if (header === undefined) return principal;
+  if (Array.isArray(header)) throw Errors.validation('send one X-Atrium-Act-As header');
+  return { ...principal, actAs: header };
 }
 
 /** The principal of an authorized request; routes call this instead of reading the field. */

@@ -3,6 +3,7 @@ import { executeAction, listConnectors } from '../connectors/index.ts';
 import { getDocument } from '../documents/index.ts';
 import { runFederatedQuery } from '../federation/index.ts';
 import type { AppDeps } from '../http/deps.ts';
+import { resolveView } from '../identity/index.ts';
 import { isAppError } from '../platform/errors.ts';
 import { type KnowledgeBackend, type ResourceContents, ToolError, type ToolOutput } from './backend.ts';
 import { formatActionResult, formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
@@ -18,6 +19,8 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
     async query_knowledge(caller, args) {
       // The federated query, as POST /v1/federate would run it for this caller (user_id = the key's user).
       // Both reasoning flags go on as given: the request schema refuses them when they contradict.
+      // Whose documents: the key's person, the person an act_as key names (X-Atrium-Act-As), or public only.
+      const { viewer } = await resolveView(deps, caller, { actAs: caller.actAs });
       const answer = await runFederatedQuery(deps, caller, {
         query: args.query,
         user_id: caller.userId,
@@ -27,13 +30,15 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
         ...(args.includeReasoning !== undefined ? { includeReasoning: args.includeReasoning } : {}),
         ...(args.filters ? { filters: args.filters } : {}),
         ...(args.intent_signal ? { intent_signal: args.intent_signal } : {}),
-      }).catch((err: unknown) => {
+      }, { viewer }).catch((err: unknown) => {
         throw inToolTerms(err);
       });
       return formatQueryAnswer(answer);
     },
     async get_document(caller, args) {
-      const doc = await getDocument(deps.db, caller.tenantId, args.document_id);
+      const { viewer } = await resolveView(deps, caller, { actAs: caller.actAs });
+      // A document the caller may not read is "not found", exactly like a missing one.
+      const doc = await getDocument(deps.db, caller.tenantId, args.document_id, viewer);
       if (!doc) throw new ToolError(`Document '${args.document_id}' not found: use an id from query_knowledge results.`);
       const { tenant_id: _t, acl: _a, content_hash: _h, ...view } = doc;
       return formatDocument(view);
@@ -58,7 +63,7 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       const body =
         name === 'connectors'
           ? { connectors: await listConnectors(deps.db, caller.tenantId) }
-          : { documents: await recentDocuments(deps.db, caller.tenantId, 20) };
+          : { documents: await recentDocuments(deps.db, caller.tenantId, 20, (await resolveView(deps, caller, { actAs: caller.actAs })).viewer) };
       return { uri: def.uri, mimeType: def.mimeType, text: JSON.stringify(body, null, 2) };
     },
   };

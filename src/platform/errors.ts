@@ -39,6 +39,8 @@ export const Errors = {
     new AppError('permission_denied', 403, `this credential lacks the '${permission}' permission`, {
       details: { required_permission: permission },
     }),
+  /** A credential asked for a view of the documents it may not take (another person's, an ACL bypass). */
+  viewForbidden: (message: string) => new AppError('permission_denied', 403, message, { details: { reason: 'acl_view' } }),
   notFound: (kind: string, id?: string) =>
     new AppError('not_found', 404, id === undefined ? `${kind} not found` : `${kind} '${id}' not found`, {
       details: id === undefined ? { kind } : { kind, id },

@@ -8,6 +8,8 @@ export const Ops = {
   auditRead: 'audit.read',
   /** A client went over the failed-authentication limit (once per block, in the default tenant: a failed key names none). */
   authThrottled: 'auth.failed_attempts_throttled',
+  aclBypassed: 'acl.bypassed',
+  identityMapped: 'identity.mapped',
   connectorCreated: 'connector.created',
   connectorDeleted: 'connector.deleted',
   connectorPaused: 'connector.paused',

@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../connectors/deps.ts';
+import { forgetConnectorIdentities, replaceGroupMembers, upsertAccounts } from '../identity/index.ts';
 import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, listStoredDocuments, upsertDocuments, withoutNul } from '../documents/index.ts';
 
 /** Adapts the documents module to the connectors' DocumentStore port. `deps` is read lazily (composed later). */
@@ -12,9 +13,17 @@ export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {
       return (await deleteDocuments(deps(), input)).deleted;
     },
     async removeAll(input) {
-      return (await deleteConnectorDocuments(deps(), input)).deleted;
+      const deleted = (await deleteConnectorDocuments(deps(), input)).deleted;
+      // Only on the connector's deletion: its vendor accounts and memberships grant nothing any more.
+      await forgetConnectorIdentities(deps().db, input.tenantId, input.connectorId);
+      return deleted;
     },
     listExternalIds: (tenantId, connectorId) => listExternalIds(deps().db, tenantId, connectorId),
     listStored: (tenantId, connectorId, prefix) => listStoredDocuments(deps().db, tenantId, connectorId, prefix),
+    async identities({ tenantId, connectorId, identities }) {
+      const { db } = deps();
+      await upsertAccounts(db, tenantId, connectorId, identities.accounts ?? []);
+      await replaceGroupMembers(db, tenantId, connectorId, identities.groups ?? []);
+    },
   };
 }

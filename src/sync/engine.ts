@@ -193,6 +193,8 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
           counts.unchanged = r.unchanged;
           if (payload.syncType === 'full') await markSeen(deps.db, runId, result.documents.map((d) => d.external_id));
         }
+        // Before the page is checkpointed, like its documents: a resumed sync does not lose a membership change.
+        if (result.identities && store.identities) await store.identities({ tenantId, connectorId, identities: result.identities });
         if (result.skipped && result.skipped.length > 0) {
           skipped.push(...result.skipped);
           // Unreadable this time, not gone: the full-sync sweep below keeps their stored versions.

@@ -75,7 +75,7 @@ describe('linear connector against the fake Linear GraphQL API', () => {
     assert.equal(meta.priority_label, issue.priorityLabel);
     assert.deepEqual(meta.labels, issue.labels.nodes.map((l) => l.name));
     assert.equal(meta.linear_id, issue.id);
-    assert.deepEqual(row.acl, { visibility: 'team', teams: ['ENG'] });
+    assert.deepEqual(row.acl, { groups: [`linear:team:${issue.team.id}`] });
     const cycle = await doc(`cycle:${d().cycles[0]?.id}`);
     assert.equal(cycle?.url, 'https://linear.app/atrium-test/team/ENG/cycle/1');
   });

@@ -25,12 +25,14 @@ export interface FakeSlackChannel {
   name: string;
   is_private: boolean;
   messages: FakeSlackMessage[];
+  /** Member user ids (conversations.members); absent = every seeded user. Mutable: tests remove members between syncs. */
+  members?: string[];
 }
 export interface FakeSlack {
   readonly url: string;
   readonly token: string;
   readonly channels: FakeSlackChannel[];
-  readonly users: { id: string; name: string; real_name: string }[];
+  readonly users: { id: string; name: string; real_name: string; email?: string }[];
   readonly calls: { method: string; args: Record<string, string> }[];
   readonly posted: { channel: string; text: string }[];
   rateLimitNext(count: number, retryAfterSeconds: number): void;
@@ -93,7 +95,7 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
   const methods: Record<string, (args: Record<string, string>) => Record<string, unknown>> = {
     'auth.test': () => ({ url: 'https://atrium-test.slack.com/', team: 'Atrium Test', user: 'atrium-bot', team_id: 'T0BMHLSRH', user_id: 'UBOT' }),
     'users.list': (args) => {
-      const p = page(seed.users.map((u) => ({ id: u.id, name: u.name, real_name: u.real_name, profile: { real_name: u.real_name } })), args);
+      const p = page(seed.users.map((u) => ({ id: u.id, name: u.name, real_name: u.real_name, profile: { real_name: u.real_name, ...(u.email ? { email: u.email } : {}) } })), args);
       return { members: p.slice, ...p.meta };
     },
     'conversations.list': (args) => {
@@ -126,6 +128,12 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
       const p = page(thread, args);
       return { messages: p.slice, has_more: p.meta.response_metadata.next_cursor !== '', ...p.meta };
     },
+    'conversations.members': (args) => {
+      const c = seed.channels.find((x) => x.id === args.channel);
+      if (!c) return { ok: false, error: 'channel_not_found' };
+      const p = page(c.members ?? seed.users.map((u) => u.id), args);
+      return { members: p.slice, ...p.meta };
+    },
     'conversations.info': (args) => {
       const c = seed.channels.find((x) => x.id === args.channel);
       if (!c) return { ok: false, error: 'channel_not_found' };
@@ -134,7 +142,7 @@ export async function startFakeSlack(seed: { channels: FakeSlackChannel[]; users
     'users.info': (args) => {
       const u = seed.users.find((x) => x.id === args.user);
       if (!u) return { ok: false, error: 'user_not_found' };
-      return { user: { id: u.id, name: u.name, real_name: u.real_name, profile: { real_name: u.real_name } } };
+      return { user: { id: u.id, name: u.name, real_name: u.real_name, profile: { real_name: u.real_name, ...(u.email ? { email: u.email } : {}) } } };
     },
     'chat.postMessage': (args) => {
       const c = seed.channels.find((x) => x.id === args.channel || x.name === args.channel);

@@ -1,4 +1,4 @@
-import type { SourceDocument } from '../kit/index.ts';
+import type { SourceAcl, SourceDocument } from '../kit/index.ts';
 
 /** Pure mappings from GitHub's REST/GraphQL/webhook objects to documents. External ids are stable per object. */
 export interface GhUser {
@@ -42,7 +42,9 @@ export interface GhDiscussion {
   readonly category?: { name: string } | null;
 }
 
-const acl = (repo: string, isPrivate: boolean) => (isPrivate ? { visibility: 'private', repository: repo } : { visibility: 'public' });
+/** A private repository's documents are read by its collaborators (group `github:<owner/repo>`, not mirrored yet); a public one's by everyone. */
+export const repoGroup = (repo: string) => `github:${repo}`;
+const acl = (repo: string, isPrivate: boolean): SourceAcl => (isPrivate ? { groups: [repoGroup(repo)] } : { public: true });
 
 export function issueExternalId(repo: string, number: number, isPull: boolean): string {
   return `${isPull ? 'pr' : 'issue'}:${repo}#${number}`;

@@ -5,7 +5,8 @@ import type { z } from 'zod';
  * Who may read a document at the source, in the one shape every connector stores (the permissions issue enforces it):
  * `users` are lower-cased email addresses where the vendor resolves them, else `<connector_type>:<vendor user id>`;
  * `groups` are `<connector_type>:<vendor group id>` (a space, channel, team, project…) or IdP group names; `domain`
- * lists email domains whose members may read it; `public: true` means anyone in the tenant. No ACL = visible to all.
+ * lists email domains whose members may read it; `public: true` means anyone in the tenant. No ACL = visible to all;
+ * an ACL that names nobody (`{}`) = visible to nobody but an admin's explicit bypass.
  */
 export interface SourceAcl {
   readonly public?: boolean;
@@ -25,8 +26,8 @@ export interface SourceDocument {
   readonly created_at?: string;
   readonly updated_at?: string;
   readonly metadata?: Record<string, unknown>;
-  /** New kinds store the shared `SourceAcl`; the first four kinds still store their older `{ visibility, … }` form. */
-  readonly acl?: SourceAcl | Record<string, unknown>;
+  /** Who may read it at the source (absent = everyone in the tenant); enforced by retrieval (docs/permissions.md). */
+  readonly acl?: SourceAcl;
 }
 
 export type SyncMode = 'incremental' | 'full';
@@ -63,8 +64,20 @@ export interface SourceContext<C, S> {
   stored(prefix: string): Promise<readonly StoredRef[]>;
 }
 
+/**
+ * Who is who at the vendor, for the identity directory behind ACLs (docs/permissions.md): accounts are
+ * `<connector_type>:<vendor user id>` with the email the vendor reports (null when it hides it); each group listed is
+ * the group's whole current member list (account ids or emails) and replaces what this connector stored for it.
+ */
+export interface SourceIdentities {
+  readonly accounts?: readonly { readonly account_id: string; readonly email?: string | null; readonly display_name?: string | null }[];
+  readonly groups?: readonly { readonly group_id: string; readonly members: readonly string[] }[];
+}
+
 export interface Page<P, Cur> {
   readonly documents: readonly SourceDocument[];
+  /** Vendor accounts and group memberships read on this page (identity directory). */
+  readonly identities?: SourceIdentities;
   /** External ids the vendor reports as deleted (incremental). */
   readonly deleted?: readonly string[];
   /**

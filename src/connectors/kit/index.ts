@@ -14,6 +14,7 @@ export type {
   OAuthCapability,
   Page,
   SourceAcl,
+  SourceIdentities,
   SourceContext,
   SourceDocument,
   StoredRef,

@@ -27,7 +27,7 @@ describe('linear mapping', () => {
     assert.equal(d.title, 'ENG-7: Login loops');
     assert.equal(d.content, '');
     assert.equal(d.author, 'Ada Lovelace');
-    assert.deepEqual(d.acl, { visibility: 'team', teams: ['ENG'] });
+    assert.deepEqual(d.acl, { groups: [`linear:team:${issue.team.id}`] });
     assert.deepEqual([d.metadata?.state, d.metadata?.priority_label, d.metadata?.labels], ['In Progress', 'High', ['Bug']]);
     assert.equal('archived_at' in (d.metadata ?? {}), false);
     assert.equal(issueToDocument({ ...issue, archivedAt: '2026-01-03T00:00:00.000Z' }).metadata?.archived_at, '2026-01-03T00:00:00.000Z');

@@ -1,4 +1,4 @@
-import type { SourceDocument } from '../kit/index.ts';
+import type { SourceAcl, SourceDocument } from '../kit/index.ts';
 
 /** Pure mappings from Linear GraphQL nodes (the fields our queries select) to documents. External ids are Linear's ids. */
 interface Named {
@@ -88,7 +88,9 @@ export interface LinMilestone extends Base {
 }
 
 const who = (u: Named | null | undefined) => u?.name || u?.displayName || undefined;
-const teamAcl = (teams: readonly TeamRef[]) => ({ visibility: 'team', teams: teams.map((t) => t.key) });
+/** A team's issues, cycles and projects are read by its members (group `linear:team:<team id>`); workspace-wide items by everyone. */
+export const teamGroup = (teamId: string) => `linear:team:${teamId}`;
+const teamAcl = (teams: readonly TeamRef[]): SourceAcl => ({ groups: [...new Set(teams.map((t) => teamGroup(t.id)))].sort() });
 const archived = (b: Base) => (b.archivedAt ? { archived_at: b.archivedAt } : {});
 
 export function issueToDocument(i: LinIssue): SourceDocument {
@@ -166,7 +168,7 @@ export function documentToDocument(d: LinDocument): SourceDocument {
     created_at: d.createdAt,
     updated_at: d.updatedAt,
     metadata: { linear_id: d.id, project: d.project?.name ?? null, ...archived(d) },
-    acl: teams.length > 0 ? teamAcl(teams) : { visibility: 'workspace' },
+    acl: teams.length > 0 ? teamAcl(teams) : { public: true },
   };
 }
 
@@ -181,7 +183,7 @@ export function commentToDocument(c: LinComment): SourceDocument {
     created_at: c.createdAt,
     updated_at: c.updatedAt,
     metadata: { linear_id: c.id, issue_id: c.issue?.id ?? null, issue: c.issue?.identifier ?? null, team: c.issue?.team.key ?? null, ...archived(c) },
-    acl: c.issue ? teamAcl([c.issue.team]) : { visibility: 'workspace' },
+    acl: c.issue ? teamAcl([c.issue.team]) : { public: true },
   };
 }
 
@@ -196,7 +198,7 @@ export function attachmentToDocument(a: LinAttachment): SourceDocument {
     created_at: a.createdAt,
     updated_at: a.updatedAt,
     metadata: { linear_id: a.id, issue: a.issue?.identifier ?? null, source_type: a.sourceType ?? null, subtitle: a.subtitle ?? null, ...archived(a) },
-    acl: a.issue ? teamAcl([a.issue.team]) : { visibility: 'workspace' },
+    acl: a.issue ? teamAcl([a.issue.team]) : { public: true },
   };
 }
 
@@ -211,7 +213,7 @@ export function milestoneToDocument(m: LinMilestone): SourceDocument {
     created_at: m.createdAt,
     updated_at: m.updatedAt,
     metadata: { linear_id: m.id, project: m.project?.name ?? null, target_date: m.targetDate ?? null, ...archived(m) },
-    acl: teams.length > 0 ? teamAcl(teams) : { visibility: 'workspace' },
+    acl: teams.length > 0 ? teamAcl(teams) : { public: true },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { SourceDocument } from '../kit/index.ts';
+import type { SourceAcl, SourceDocument } from '../kit/index.ts';
 
 export interface SlackAttachment {
   readonly fallback?: string;
@@ -80,6 +80,12 @@ function authorOf(m: SlackMessage, users: Record<string, string>): string | unde
   return m.username || m.bot_profile?.name || undefined;
 }
 
+/** Who reads a channel's messages: a private channel's members (synced from conversations.members), else everyone. */
+export const channelGroup = (channelId: string) => `slack:${channelId}`;
+export function channelAcl(channel: { id: string; is_private: boolean }): SourceAcl {
+  return channel.is_private ? { groups: [channelGroup(channel.id)] } : { public: true };
+}
+
 export function messageToDocument(teamUrl: string, channel: SlackChannelRef, m: SlackMessage, users: Record<string, string>): SourceDocument {
   const author = authorOf(m, users);
   const isReply = m.thread_ts !== undefined && m.thread_ts !== m.ts;
@@ -95,6 +101,6 @@ export function messageToDocument(teamUrl: string, channel: SlackChannelRef, m: 
     // thread_ts only on replies (a thread's root is the message whose ts it names): a root's document must not
     // depend on whether replies exist yet, so the Events API (which sends no update for the root) maps it like the sync.
     metadata: { channel: channel.name, channel_id: channel.id, ts: m.ts, ...(isReply ? { thread_ts: m.thread_ts } : {}) },
-    acl: channel.is_private ? { visibility: 'private', channel: channel.id } : { visibility: 'workspace' },
+    acl: channelAcl(channel),
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Page, SourceContext, StoredRef, SyncCapability, SyncMode } from '../kit/index.ts';
+import type { Page, SourceContext, SourceIdentities, StoredRef, SyncCapability, SyncMode } from '../kit/index.ts';
 import { slackCall } from './client.ts';
-import { isContentMessage, messageToDocument, type SlackChannelRef, type SlackMessage } from './map.ts';
+import { channelGroup, isContentMessage, messageToDocument, type SlackChannelRef, type SlackMessage } from './map.ts';
 import type { SlackCredentials, SlackSettings } from './schemas.ts';
 
 type Ctx = SourceContext<SlackCredentials, SlackSettings>;
@@ -48,28 +48,54 @@ export interface SlackUser {
   readonly id: string;
   readonly name: string;
   readonly real_name?: string;
-  readonly profile?: { real_name?: string };
+  readonly deleted?: boolean;
+  readonly is_bot?: boolean;
+  /** `profile.email` needs the `users:read.email` scope; without it Slack leaves it out (the account stays unresolved). */
+  readonly profile?: { real_name?: string; email?: string };
 }
 /** The name documents show for a user: profile real name, else real name, else handle. */
 export const displayName = (u: SlackUser) => u.profile?.real_name || u.real_name || u.name;
 
-/** Every user's display name by id (users.list, 200 per call). */
+/** Slack user `U…` as the identity directory and ACLs name it. */
+export const slackAccount = (userId: string) => `slack:${userId}`;
+
+/** Every user's display name by id (users.list, 200 per call), and the accounts for the identity directory. */
 export async function listUsers(ctx: Ctx): Promise<Record<string, string>> {
-  const users: Record<string, string> = {};
+  return (await listUsersWithAccounts(ctx)).names;
+}
+
+async function listUsersWithAccounts(ctx: Ctx): Promise<{ names: Record<string, string>; accounts: NonNullable<SourceIdentities['accounts']>[number][] }> {
+  const names: Record<string, string> = {};
+  const accounts: NonNullable<SourceIdentities['accounts']>[number][] = [];
   let cursor: string | null = null;
   do {
     const r: { members: SlackUser[] } & Paged = await slackCall(ctx, 'users.list', { limit: 200, ...(cursor ? { cursor } : {}) });
-    for (const u of r.members) users[u.id] = displayName(u);
+    for (const u of r.members) {
+      names[u.id] = displayName(u);
+      if (!u.deleted && !u.is_bot) accounts.push({ account_id: slackAccount(u.id), email: u.profile?.email?.toLowerCase() ?? null, display_name: displayName(u) });
+    }
     cursor = nextCursor(r);
   } while (cursor);
-  return users;
+  return { names, accounts };
+}
+
+/** A private channel's whole member list (conversations.members, 200 per call): who may read its messages. */
+async function channelMembers(ctx: Ctx, channelId: string): Promise<string[]> {
+  const members: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const r: { members: string[] } & Paged = await slackCall(ctx, 'conversations.members', { channel: channelId, limit: 200, ...(cursor ? { cursor } : {}) });
+    members.push(...r.members.map(slackAccount));
+    cursor = nextCursor(r);
+  } while (cursor);
+  return members;
 }
 
 async function readPage(ctx: Ctx, p: SlackPage): Promise<Page<SlackPage, SlackCursor>> {
   if (p.phase === 'setup') {
     const auth = await slackCall<{ url: string }>(ctx, 'auth.test', {});
-    const users = await listUsers(ctx);
-    return { documents: [], next: { ...p, phase: 'channels', teamUrl: auth.url, users }, cursor: cursorOf(p) };
+    const { names: users, accounts } = await listUsersWithAccounts(ctx);
+    return { documents: [], identities: { accounts }, next: { ...p, phase: 'channels', teamUrl: auth.url, users }, cursor: cursorOf(p) };
   }
   if (p.phase === 'channels') {
     const types = ctx.settings.sync_private ? 'public_channel,private_channel' : 'public_channel';
@@ -86,7 +112,16 @@ async function readPage(ctx: Ctx, p: SlackPage): Promise<Page<SlackPage, SlackCu
     const channels = [...p.channels, ...found];
     const more = nextCursor(r);
     if (more) return { documents: [], next: { ...p, channels, cursor: more }, cursor: cursorOf(p) };
-    return { documents: [], next: channels.length > 0 ? { ...p, channels, phase: 'history', index: 0, cursor: null } : null, cursor: cursorOf(p) };
+    // Every sync (incremental too) re-reads the private channels' members: a member removed at Slack loses the
+    // channel's messages after the next sync (private channel ACL = group slack:<channel id>).
+    const groups = [];
+    for (const c of channels.filter((x) => x.is_private)) groups.push({ group_id: channelGroup(c.id), members: await channelMembers(ctx, c.id) });
+    return {
+      documents: [],
+      identities: { groups },
+      next: channels.length > 0 ? { ...p, channels, phase: 'history', index: 0, cursor: null } : null,
+      cursor: cursorOf(p),
+    };
   }
   const channel = p.channels[p.index];
   if (!channel) return { documents: [], next: null, cursor: cursorOf(p) };

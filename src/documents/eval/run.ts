@@ -6,6 +6,7 @@ import { embedPendingChunks } from '../embed.ts';
 import { DEFAULT_FEEDBACK, type VectorFeedback } from '../feedback.ts';
 import type { Candidate } from '../fusion.ts';
 import { createProgress } from '../progress.ts';
+import { ALL_DOCUMENTS } from '../acl.ts';
 import { DEFAULT_ALPHA, DEFAULT_FUSION, defaultDepths, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search.ts';
 import { storeDocuments } from '../store.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchMode } from '../types.ts';
@@ -209,7 +210,7 @@ async function scoreQueries(
   const bar = createProgress(model ? 'queries (hybrid)' : 'queries (lexical)', { quiet });
   for (const [i, q] of queries.entries()) {
     const retrieved = await timed(lat, async () => {
-      const r = await retrieveCandidates(deps, { tenantId: TENANT, query: q.text, limit, candidates: limit, mode: model ? 'hybrid' : 'lexical', queryModel: model ?? undefined });
+      const r = await retrieveCandidates(deps, { tenantId: TENANT, viewer: ALL_DOCUMENTS, query: q.text, limit, candidates: limit, mode: model ? 'hybrid' : 'lexical', queryModel: model ?? undefined });
       rankCandidates(r, { limit: 10 });
       return r;
     });
@@ -225,11 +226,11 @@ async function scoreQueries(
     if (model) {
       for (const mode of ['lexical', 'vector'] as const) {
         await timed(latMode[mode], async () =>
-          rankCandidates(await retrieveCandidates(deps, { tenantId: TENANT, query: q.text, limit, candidates: limit, mode, queryModel: model }), { limit: 10 }),
+          rankCandidates(await retrieveCandidates(deps, { tenantId: TENANT, viewer: ALL_DOCUMENTS, query: q.text, limit, candidates: limit, mode, queryModel: model }), { limit: 10 }),
         );
       }
       const d = await timed(latShallow, async () => {
-        const r = await retrieveCandidates(deps, { tenantId: TENANT, query: q.text, limit: 10, mode: 'hybrid', queryModel: model });
+        const r = await retrieveCandidates(deps, { tenantId: TENANT, viewer: ALL_DOCUMENTS, query: q.text, limit: 10, mode: 'hybrid', queryModel: model });
         rankCandidates(r, { limit: 10 });
         return r;
       });

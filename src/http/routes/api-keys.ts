@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { createApiKey, listApiKeys, PERMISSIONS, revokeApiKey } from '../../access/index.ts';
+import { can, createApiKey, listApiKeys, PERMISSIONS, type Permission, type Principal, revokeApiKey } from '../../access/index.ts';
+import { looksLikeEmail, normalizeEmail } from '../../identity/index.ts';
 import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
@@ -13,41 +14,65 @@ const keyRecord = z.object({
   name: z.string(),
   key_prefix: z.string().describe('first characters of the key, to recognise it'),
   permissions: z.array(z.enum(PERMISSIONS)),
+  identity: z.object({ email: z.string() }).nullable().describe('the person the key reads as; null = a service key (public documents, or act_as per request)'),
   created_by: z.string().nullable(),
   created_at: z.string(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
 });
 
+/**
+ * The person a new key is bound to. An admin names anyone (or nobody: a service key). A non-admin SSO session binds
+ * only itself, with no more than its own permissions and never admin or act_as: a person cannot mint a key that reads
+ * more than they do. Any other credential needs admin.
+ */
+function keyIdentity(principal: Principal, body: { permissions: readonly Permission[]; identity?: { email: string } | null }): string | null {
+  if (can(principal, 'admin')) return body.identity ? normalizeEmail(body.identity.email) : null;
+  if (principal.kind !== 'session' || !principal.email) throw Errors.forbidden('admin');
+  const own = normalizeEmail(principal.email);
+  if (body.identity === null || (body.identity && normalizeEmail(body.identity.email) !== own)) {
+    throw Errors.viewForbidden(`a signed-in person creates keys bound to themself (${own}) only: binding another person or none needs admin`);
+  }
+  const excess = body.permissions.filter((x) => x === 'admin' || x === 'act_as' || !can(principal, x));
+  if (excess.length > 0) throw Errors.forbidden(excess[0] ?? 'admin');
+  return own;
+}
+
 export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post(
     '/v1/api-keys',
     {
-      config: { permission: 'admin' },
+      // An admin creates any key; a signed-in person (SSO session) creates keys bound to themself, within their own permissions.
+      config: { permission: 'authenticated' },
       schema: {
         summary: 'Create an API key; the plaintext key is returned once and never stored',
+        description:
+          "`identity: {email}` binds the key to a person: it reads what that person may read. An admin binds anyone; an SSO session binds only itself (the default for a session's keys) and grants at most its own permissions, never `admin` or `act_as`.",
         tags: ['access'],
         body: z.object({
           name: z.string().trim().min(1).max(200),
           permissions: z.array(z.enum(PERMISSIONS)).min(1),
+          identity: z.object({ email: z.string().trim().max(320).refine(looksLikeEmail, 'an email address') }).strict().nullable().optional(),
         }).strict(),
         response: { 201: keyRecord.extend({ key: z.string().describe('the plaintext key, shown only in this response') }) },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
+      const identityEmail = keyIdentity(principal, request.body);
       const created = await createApiKey(deps.db, {
         tenantId: principal.tenantId,
         name: request.body.name,
         permissions: request.body.permissions,
         createdBy: principal.id,
+        identityEmail,
       });
       await recordAudit(deps.db, {
         tenantId: principal.tenantId,
         action: Ops.apiKeyCreated,
         actorId: principal.id,
         userId: principal.userId,
-        details: { key_id: created.id, name: created.name, permissions: created.permissions },
+        details: { key_id: created.id, name: created.name, permissions: created.permissions, identity: created.identity?.email ?? null },
       });
       return reply.status(201).send(created);
     },

@@ -12,8 +12,10 @@ import { Errors } from '../../platform/errors.ts';
 import { getJob } from '../../platform/jobs/index.ts';
 import { rangeBound } from '../../platform/time-range.ts';
 import type { App } from '../app.ts';
+import { can } from '../../access/index.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import { readerView } from '../view.ts';
 
 /** The document fields a stored document and a search passage share. */
 const documentFields = z.object({
@@ -33,7 +35,7 @@ const documentRecord = documentFields.extend({
   id: z.string(),
   tenant_id: z.string(),
   content: z.string(),
-  acl: z.unknown(),
+  acl: z.unknown().optional().describe('who may read it (shared ACL shape; absent = everyone in the tenant); shown to admins only'),
   content_hash: z.string(),
   embedding_model: z.string().nullable().describe('model of its vectors; null until embedded'),
   ingested_at: z.string(),
@@ -157,9 +159,14 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request) => {
-      const doc = await getDocument(deps.db, principalOf(request).tenantId, request.params.id);
+      const principal = principalOf(request);
+      const { viewer } = await readerView(deps, request);
+      // A document the reader may not read is a 404 like a missing one: a 403 would confirm it exists.
+      const doc = await getDocument(deps.db, principal.tenantId, request.params.id, viewer);
       if (!doc) throw Errors.notFound('document', request.params.id);
-      return doc;
+      // Who else may read it is an admin's business: the ACL names people and groups.
+      const { acl, ...rest } = doc;
+      return can(principal, 'admin') ? doc : rest;
     },
   );
 
@@ -225,7 +232,8 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const { tenantId } = principalOf(request);
       const b = request.body;
-      const passages = await searchPassages(docDeps, { tenantId, query: b.query, sources: b.sources, limit: b.limit, mode: b.mode, filters: b.filters });
+      const { viewer } = await readerView(deps, request);
+      const passages = await searchPassages(docDeps, { tenantId, query: b.query, sources: b.sources, limit: b.limit, mode: b.mode, filters: b.filters, viewer });
       return { passages: passages.map(({ vector: _v, acl: _a, ordinal: _o, ...p }) => p) };
     },
   );

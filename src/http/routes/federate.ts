@@ -31,6 +31,7 @@ import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import { readerView } from '../view.ts';
 import { errorBody, isoTimestamp } from '../schemas.ts';
 
 const tombstone = z.object({
@@ -128,7 +129,10 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       },
       async (request) => {
         const hop = request.headers[HOP_HEADER] === '1';
+        const userId = (request.body as { user_id?: unknown } | null)?.user_id;
+        const { viewer } = await readerView(deps, request, typeof userId === 'string' ? { federateUserId: userId } : {});
         return runFederatedQuery(deps, principalOf(request), request.body, {
+          viewer,
           force,
           hop,
           criticalFirst: hop && request.headers[CRITICAL_FIRST_HEADER] === '1',

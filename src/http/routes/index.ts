@@ -6,6 +6,7 @@ import { connectorRoutes } from './connectors.ts';
 import { documentRoutes } from './documents.ts';
 import { embeddingRoutes } from './embeddings.ts';
 import { federateRoutes } from './federate.ts';
+import { identityRoutes } from './identity.ts';
 import { mcpRoutes } from './mcp.ts';
 import { meRoutes } from './me.ts';
 import { ssoRoutes } from './sso.ts';
@@ -22,6 +23,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await documentRoutes(app, deps);
   await embeddingRoutes(app, deps);
   await federateRoutes(app, deps);
+  await identityRoutes(app, deps);
   await meRoutes(app, deps);
   await mcpRoutes(app, deps);
   await ssoRoutes(app, deps);

@@ -20,7 +20,7 @@ import {
 import { AppError, Errors } from '../../platform/errors.ts';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../platform/json-depth.ts';
 import type { App } from '../app.ts';
-import { authenticateBearer, bearerToken, principalOf } from '../auth.ts';
+import { authenticateBearer, bearerToken, principalOf, withActAs } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 export const MCP_PATH = '/v1/expose/mcp';
@@ -96,7 +96,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
         }
         reply.hijack();
         try {
-          await sessions.handle(request.raw, reply.raw, request.body, principal);
+          await sessions.handle(request.raw, reply.raw, request.body, withActAs(principal, request));
         } catch (err) {
           request.log.error({ err }, 'MCP request failed');
           if (!reply.raw.headersSent) {

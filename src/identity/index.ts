@@ -1,0 +1,14 @@
+export {
+  type AccountRecord,
+  forgetConnectorIdentities,
+  type GroupMembers,
+  listAccounts,
+  lookupPerson,
+  mapAccount,
+  normalizeEmail,
+  type PersonDirectoryEntry,
+  replaceGroupMembers,
+  upsertAccounts,
+  type VendorAccount,
+} from './directory.ts';
+export { ACT_AS_HEADER, looksLikeEmail, type ResolvedView, resolveView, type ViewDeps, type ViewRequest } from './view.ts';
