@@ -143,6 +143,10 @@ describe('ranking pipeline', () => {
     );
     const fewLive = surfaceItems(rankLocal([live[0]!, ...dead], ctx({ tombstoneOf: tomb })), 'very_low', planDamping(0, 10));
     assert.equal(fewLive.length, 4, 'places live items do not need go to tombstoned ones');
+    const single = surfaceItems(rankLocal([...live, ...dead], ctx({ tombstoneOf: tomb })), 'very_low', planDamping(0, 1));
+    assert.deepEqual(single.map((i) => i.id), ['doc_live0'], 'a one-item answer keeps the best live item');
+    const onlyDead = surfaceItems(rankLocal([...dead], ctx({ tombstoneOf: tomb })), 'very_low', planDamping(0, 1));
+    assert.deepEqual(onlyDead.map((i) => i.id), ['doc_t0'], 'and a tombstoned one when nothing live matches');
   });
 
   it('puts critical items first and cuts the list under damping; critical level keeps only critical items', () => {

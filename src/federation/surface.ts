@@ -29,9 +29,12 @@ export function surfaceItems(items: readonly FederatedItem[], level: EntropyLeve
   return takeWithTombstones(kept.sort(compareItems(criticalFirst)), plan.surfaced);
 }
 
-/** Places of a list of `count` items kept for tombstoned ones: one in five, at least one. */
+/**
+ * Places of a list of `count` items kept for tombstoned ones: one in five, at least one — except in a one-item answer,
+ * which keeps the best live item (asked for one result, the caller wants the best document, not a forgotten one).
+ */
 export function tombstoneReserve(count: number): number {
-  return Math.max(1, Math.floor(count / 5));
+  return count < 2 ? 0 : Math.max(1, Math.floor(count / 5));
 }
 
 /**

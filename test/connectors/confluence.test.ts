@@ -109,7 +109,7 @@ describe('confluence connector against the fake Confluence Cloud API', () => {
   });
 
   it('synced pages are searchable', async () => {
-    const r = await t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query: 'canary deploy runbook', mode: 'lexical' } });
+    const r = await t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query: 'canary deploy runbook', mode: 'lexical' } });
     assert.equal(r.statusCode, 200, r.body);
     assert.ok(r.json().passages.some((p: { external_id: string }) => p.external_id === `page:${byTitle('Deploy runbook').id}`), r.body);
   });

@@ -106,7 +106,7 @@ describe('google_drive connector against the fake Drive v3 API', () => {
   });
 
   it('stored documents are searchable', async () => {
-    const r = await t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query: 'columnar shards telemetry', mode: 'lexical' } });
+    const r = await t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query: 'columnar shards telemetry', mode: 'lexical' } });
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(r.json().passages[0]?.external_id, 'file:doc-atlas');
   });

@@ -117,7 +117,7 @@ describe('hubspot connector against the fake HubSpot CRM v3 API', () => {
   });
 
   it('documents are searchable and filterable by connector_type', async () => {
-    const search = (query: string, filters: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query, mode: 'lexical', filters } });
+    const search = (query: string, filters: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query, mode: 'lexical', filters } });
     const r = await search('rocket-powered roller skates', { connector_types: ['hubspot'] });
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(r.json().passages[0]?.external_id, 'company:9001');

@@ -116,10 +116,10 @@ describe('intercom connector against the fake Intercom REST API', () => {
   });
 
   it('documents are searchable and filterable by connector_type', async () => {
-    const r = await t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query: 'Enterprise plan customer', mode: 'lexical', filters: { connector_types: ['intercom'] } } });
+    const r = await t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query: 'Enterprise plan customer', mode: 'lexical', filters: { connector_types: ['intercom'] } } });
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(r.json().passages[0]?.external_id, 'conversation:1000');
-    const other = await t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query: 'Enterprise plan customer', mode: 'lexical', filters: { connector_types: ['jira'] } } });
+    const other = await t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query: 'Enterprise plan customer', mode: 'lexical', filters: { connector_types: ['jira'] } } });
     assert.equal(other.json().passages.length, 0, other.body);
   });
 

@@ -128,7 +128,7 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
   });
 
   it('documents are searchable', async () => {
-    const r = await t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query: 'session cookie domain', mode: 'lexical' } });
+    const r = await t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query: 'session cookie domain', mode: 'lexical' } });
     assert.equal(r.statusCode, 200, r.body);
     const eng1 = issue('ENG-1');
     assert.equal(r.json().passages[0]?.external_id, `comment:${eng1.id}:${eng1.comments[1]?.id}`);

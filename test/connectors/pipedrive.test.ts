@@ -119,7 +119,7 @@ describe('pipedrive connector against the fake Pipedrive API (v2, v1 notes)', ()
   });
 
   it('documents are searchable and filterable by connector_type and document_type', async () => {
-    const search = (query: string, filters: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query, mode: 'lexical', filters } });
+    const search = (query: string, filters: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query, mode: 'lexical', filters } });
     const r = await search('data residency clause', { connector_types: ['pipedrive'] });
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(r.json().passages[0]?.external_id, 'activity:301');

@@ -106,10 +106,10 @@ describe('salesforce connector against the fake Salesforce REST API', () => {
   });
 
   it('documents are searchable and filterable by connector_type', async () => {
-    const r = await t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query: 'horn bent replacement warehouse', mode: 'lexical', filters: { connector_types: ['salesforce'] } } });
+    const r = await t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query: 'horn bent replacement warehouse', mode: 'lexical', filters: { connector_types: ['salesforce'] } } });
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(r.json().passages[0]?.external_id, `case:${row('Case', 0).Id}`);
-    const none = await t.app.inject({ method: 'POST', url: '/v1/search', headers: t.admin, payload: { query: 'horn bent replacement warehouse', mode: 'lexical', filters: { connector_types: ['jira'] } } });
+    const none = await t.app.inject({ method: 'POST', url: '/v1/search?bypass_acl=true', headers: t.admin, payload: { query: 'horn bent replacement warehouse', mode: 'lexical', filters: { connector_types: ['jira'] } } });
     assert.equal(none.json().passages.length, 0);
   });
 

@@ -54,10 +54,10 @@ describe('a folder source made by `atrium ingest`, synced by the server', () => 
     assert.equal(c.sync_runs[0].added, 1);
   });
 
-  it('moves an older CLI’s settings.scan_state into the cursor (migration 055)', async () => {
+  it('moves an older CLI’s settings.scan_state into the cursor (migration 056)', async () => {
     const before = await row();
     await t.db.query(`UPDATE connectors SET settings = settings || jsonb_build_object('scan_state', sync_cursor), sync_cursor = NULL WHERE id = $1`, [source]);
-    await t.db.exec(await fs.readFile(path.join(MIGRATIONS_DIR, '055_folder_scan_state.sql'), 'utf8'));
+    await t.db.exec(await fs.readFile(path.join(MIGRATIONS_DIR, '056_folder_scan_state.sql'), 'utf8'));
     assert.deepEqual(await row(), before);
   });
 
