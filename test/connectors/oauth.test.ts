@@ -185,7 +185,7 @@ describe('connector OAuth 2.0 (authorization code + PKCE, refresh)', () => {
     assert.equal(c.oauth.connected, true);
     assert.ok(c.schedule.next_full_at, 'its first full sync is due');
     const audit = await t.db.query<{ action: string }>("SELECT action FROM audit_events WHERE details->>'connector_id' = $1 ORDER BY id", [id]);
-    assert.deepEqual(audit.rows.map((x) => x.action), ['connector.created', 'connector.oauth_completed']);
+    assert.deepEqual(audit.rows.map((x) => x.action).sort(), ['connector.created', 'connector.oauth_completed']);
     assert.ok(url.includes('code_challenge='));
   });
 
