@@ -13,6 +13,7 @@ import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { notionKind } from './notion/index.ts';
+import { outlookKind } from './outlook/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
 import { pipedriveKind } from './pipedrive/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
@@ -35,6 +36,7 @@ const KINDS: readonly AnyKind[] = [
   jiraKind as AnyKind,
   linearKind as AnyKind,
   notionKind as AnyKind,
+  outlookKind as AnyKind,
   pipedriveKind as AnyKind,
   salesforceKind as AnyKind,
   sharepointKind as AnyKind,
