@@ -136,7 +136,9 @@ export interface FakeGmail {
   deleteMessage(id: string): FakeMessage;
   addLabels(id: string, labels: string[]): void;
   removeLabels(id: string, labels: string[]): void;
-  /** Gmail forgot the history so far: every history id up to now answers 404. */
+  /** The mailbox's current historyId (what the profile answers). */
+  currentHistoryId(): string;
+  /** Gmail forgot the history so far: every history id older than the current one answers 404. */
   expireHistory(): void;
   /** The next `count` matching requests answer Google's 403 `userRateLimitExceeded` (no Retry-After). */
   quotaNext(count: number, match?: (req: FakeRequest) => boolean): void;
@@ -330,8 +332,9 @@ export async function startFakeGmail(opts: { oauthCode?: string } = {}): Promise
       m.labelIds = m.labelIds.filter((l) => !labels.includes(l));
       log('labelRemoved', m, labels);
     },
+    currentHistoryId: () => String(historyId),
     expireHistory() {
-      oldestKept = historyId + 1;
+      oldestKept = historyId;
     },
     quotaNext(count, match) {
       fake.failNext(count, 403, match);
