@@ -124,7 +124,7 @@ describe('gmail connector against the fake Gmail API v1', () => {
     assert.deepEqual([run.added, run.deleted], [1, 2]);
     assert.ok(run.rate_limited_waits >= 1, 'the 403 userRateLimitExceeded was a rate limit');
     assert.deepEqual(await stored(), [M1, M2, 'message:18c1a0000000b001']);
-    assert.deepEqual(((await doc(M2))?.metadata as Record<string, unknown>).label_ids, ['INBOX', 'Label_7', 'STARRED', 'UNREAD']);
+    assert.deepEqual(((await doc(M2))?.metadata as Record<string, unknown> | undefined)?.label_ids, ['INBOX', 'Label_7', 'STARRED', 'UNREAD']);
     assert.match(String((await doc('message:18c1a0000000b001'))?.content), /shard by tenant/);
     // No listing: the history, then the changed messages (not the deleted one).
     assert.equal(calls('/gmail/v1/users/me/messages').length, 0);

@@ -76,7 +76,7 @@ function encode(part: FakePart): Record<string, unknown> {
 }
 
 // ---- the search box syntax subset: terms ANDed, `-term`, `( … )` groups, `{ … }` any-of, quoted values ----
-type Node = { kind: 'and' | 'or'; items: Node[] } | { kind: 'not'; item: Node } | { kind: 'term'; op: string | null; value: string };
+type Node = { kind: 'and'; items: Node[] } | { kind: 'or'; items: Node[] } | { kind: 'not'; item: Node } | { kind: 'term'; op: string | null; value: string };
 
 function tokenize(q: string): string[] {
   const out: string[] = [];
@@ -112,7 +112,7 @@ function parseQuery(q: string): Node {
     const items: Node[] = [];
     while (i < toks.length && toks[i] !== close) items.push(one());
     if (close) i++;
-    return { kind, items };
+    return kind === 'and' ? { kind: 'and', items } : { kind: 'or', items };
   };
   const one = (): Node => {
     const t = toks[i++] ?? '';
@@ -187,8 +187,7 @@ export async function startFakeGmail(opts: { oauthCode?: string } = {}): Promise
   const textOf = (p: FakePart): string => [p.text ?? '', ...(p.parts ?? []).map(textOf)].join(' ');
   const labelName = (id: string) => data.labels.find((l) => l.id === id)?.name ?? id;
   const matches = (n: Node, m: FakeMessage): boolean => {
-    if (n.kind === 'and') return n.items.every((x) => matches(x, m));
-    if (n.kind === 'or') return n.items.some((x) => matches(x, m));
+    if (n.kind === 'and' || n.kind === 'or') return n.kind === 'and' ? n.items.every((x) => matches(x, m)) : n.items.some((x) => matches(x, m));
     if (n.kind === 'not') return !matches(n.item, m);
     const v = n.value.toLowerCase();
     switch (n.op) {

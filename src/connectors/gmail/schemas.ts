@@ -17,7 +17,7 @@ const labelRef = z
   .trim()
   .min(1)
   .max(225)
-  .regex(/^[^\u0000-\u001f]+$/, 'a Gmail label id (INBOX, SENT, Label_12…) or a label name, without control characters');
+  .refine((v) => ![...v].some((c) => c.charCodeAt(0) < 0x20), 'a Gmail label id (INBOX, SENT, Label_12…) or a label name, without control characters');
 
 export const gmailSettings = z
   .object({

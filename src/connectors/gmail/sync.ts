@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Page, type SourceContext, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
 import { gmailJson } from './client.ts';
 import { EXCLUDED_LABELS, externalId, header, messageToDocument } from './map.ts';
-import { type GmailCredentials, type GmailMessage, type GmailSettings, historyList, labelList, message, messageList, profile } from './schemas.ts';
+import { type GmailCredentials, type GmailMessage, type GmailSettings, type HistoryList, historyList, labelList, message, messageList, profile } from './schemas.ts';
 
 type Ctx = SourceContext<GmailCredentials, GmailSettings>;
 
@@ -141,7 +141,7 @@ async function list(ctx: Ctx, p: GmailPage): Promise<Page<GmailPage, GmailCursor
 
 async function history(ctx: Ctx, p: GmailPage): Promise<Page<GmailPage, GmailCursor>> {
   if (!p.historyId) throw new Error('Gmail history phase without a history id');
-  let r;
+  let r: HistoryList;
   try {
     r = await gmailJson(
       ctx,
