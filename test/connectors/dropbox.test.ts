@@ -79,7 +79,7 @@ describe('dropbox connector against the fake Dropbox API v2', () => {
     assert.equal(runbook?.document_type, 'web_page');
     assert.match(String(runbook?.content), /Page the on-call engineer for sev1 incidents\./);
     assert.doesNotMatch(String(runbook?.content), /<p>|<html>/);
-    assert.equal((runbook?.metadata as Record<string, unknown>).modified_by, 'dbid:AAGraceHopper');
+    assert.equal((runbook?.metadata as Record<string, unknown> | undefined)?.modified_by, 'dbid:AAGraceHopper');
     const pdf = await doc(idOf('/Onboarding.pdf'));
     assert.equal(pdf?.document_type, 'pdf');
     assert.match(String(pdf?.content), /Badges are issued on day one\./);
@@ -116,7 +116,7 @@ describe('dropbox connector against the fake Dropbox API v2', () => {
     // Moved: the same document (Dropbox ids survive moves) at its new place.
     const moved = await doc(notes);
     assert.equal(moved?.url, 'https://www.dropbox.com/home/Projects/notes.txt');
-    assert.equal((moved?.metadata as Record<string, unknown>).path_lower, '/projects/notes.txt');
+    assert.equal((moved?.metadata as Record<string, unknown> | undefined)?.path_lower, '/projects/notes.txt');
     // The folder's one deleted entry removed both files under it.
     const now = await stored();
     for (const w of wiki) assert.equal(now.includes(w), false);

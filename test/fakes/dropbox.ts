@@ -334,8 +334,7 @@ export async function startFakeDropbox(opts: { seed?: typeof seedDropbox; oauthC
     if (req.rawBody) return text400('files/download', 'This endpoint takes no request body; pass the argument in the Dropbox-API-Arg header');
     const raw = req.headers['dropbox-api-arg'];
     if (typeof raw !== 'string') return text400('files/download', 'Missing "Dropbox-API-Arg" header');
-    // eslint-disable-next-line no-control-regex
-    if (/[^\x00-\x7e]/.test(raw)) return text400('files/download', 'Dropbox-API-Arg header: characters 0x7F and above must be escaped');
+    if (/[\u007f-\uffff]/.test(raw)) return text400('files/download', 'Dropbox-API-Arg header: characters 0x7F and above must be escaped');
     let arg: Meta;
     try {
       arg = JSON.parse(raw) as Meta;
@@ -371,7 +370,7 @@ export async function startFakeDropbox(opts: { seed?: typeof seedDropbox; oauthC
     addFolder: (p, extra) => addItem('folder', p, undefined, extra),
     updateFile(p, content) {
       const i = byPath(p);
-      if (!i || i.tag !== 'file') throw new Error(`no file at ${p}`);
+      if (i?.tag !== 'file') throw new Error(`no file at ${p}`);
       i.content = Buffer.isBuffer(content) ? content : Buffer.from(content);
       i.client_modified = tick();
       touch(i);
