@@ -3,6 +3,7 @@ import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
+import { dropboxKind } from './dropbox/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
@@ -28,6 +29,7 @@ const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
   bitbucketKind as AnyKind,
   confluenceKind as AnyKind,
+  dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
   gitlabKind as AnyKind,
