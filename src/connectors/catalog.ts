@@ -6,6 +6,7 @@ import { bitbucketKind } from './bitbucket/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
+import { googleCalendarKind } from './google_calendar/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
 import { intercomKind } from './intercom/index.ts';
@@ -29,6 +30,7 @@ const KINDS: readonly AnyKind[] = [
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
   gitlabKind as AnyKind,
+  googleCalendarKind as AnyKind,
   googleDriveKind as AnyKind,
   hubspotKind as AnyKind,
   intercomKind as AnyKind,
