@@ -8,6 +8,7 @@ import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
 import { gmailKind } from './gmail/index.ts';
+import { googleCalendarKind } from './google_calendar/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
 import { intercomKind } from './intercom/index.ts';
@@ -34,6 +35,7 @@ const KINDS: readonly AnyKind[] = [
   githubKind as AnyKind,
   gitlabKind as AnyKind,
   gmailKind as AnyKind,
+  googleCalendarKind as AnyKind,
   googleDriveKind as AnyKind,
   hubspotKind as AnyKind,
   intercomKind as AnyKind,
