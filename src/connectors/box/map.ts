@@ -55,7 +55,7 @@ export function inScope(item: BoxItem, s: BoxSettings): boolean {
 }
 
 const uniq = (xs: readonly string[]) => [...new Set(xs)].sort();
-const email = (login: string | null | undefined) => (login && login.includes('@') ? login.trim().toLowerCase() : undefined);
+const email = (login: string | null | undefined) => (login?.includes('@') ? login.trim().toLowerCase() : undefined);
 
 /**
  * Who can read the file, in the shared ACL shape: its owner and the connected account (users, by login email); the
@@ -83,7 +83,7 @@ export function collaborators(collabs: readonly BoxCollaboration[]): { members: 
   const accounts: { account_id: string; email: string | null; display_name: string | null }[] = [];
   for (const c of collabs) {
     const who = c.accessible_by;
-    if (!who || who.type !== 'user' || (c.status && c.status !== 'accepted')) continue;
+    if (who?.type !== 'user' || (c.status && c.status !== 'accepted')) continue;
     const mail = email(who.login);
     members.push(mail ?? `box:${who.id}`);
     accounts.push({ account_id: `box:${who.id}`, email: mail ?? null, display_name: who.name ?? null });

@@ -95,7 +95,14 @@ async function folderMembers(ctx: Ctx, folderId: string, into: Identities): Prom
   const collabs = [];
   let marker: string | undefined;
   do {
-    const r = await boxJson(ctx, `/2.0/folders/${encodeURIComponent(folderId)}/collaborations`, { fields: 'accessible_by,role,status', limit: 1000, marker }, collaborationPage);
+    let r: z.infer<typeof collaborationPage>;
+    try {
+      r = await boxJson(ctx, `/2.0/folders/${encodeURIComponent(folderId)}/collaborations`, { fields: 'accessible_by,role,status', limit: 1000, marker }, collaborationPage);
+    } catch (err) {
+      // Trashed or deleted since the event: its files are removed, its group no longer matters.
+      if (err instanceof VendorHttpError && err.status === 404) return;
+      throw err;
+    }
     collabs.push(...r.entries);
     marker = r.next_marker || undefined;
   } while (marker);
@@ -201,26 +208,6 @@ async function events(ctx: Ctx, p: BoxPage): Promise<Page<BoxPage, BoxCursor>> {
     else if (item.type === 'folder') folders.set(item.id, e.event_type);
   }
   const deleted = new Set<string>();
-  const toRead: BoxItem[] = [];
-  for (const [id, type] of files) {
-    if (REMOVALS.has(type)) {
-      deleted.add(externalId(id));
-      continue;
-    }
-    let item: BoxItem;
-    try {
-      item = await boxJson(ctx, `/2.0/files/${encodeURIComponent(id)}`, { fields: ITEM_FIELDS }, boxItem);
-    } catch (err) {
-      if (err instanceof VendorHttpError && err.status === 404) {
-        deleted.add(externalId(id));
-        continue;
-      }
-      throw err;
-    }
-    // Trashed, moved out of the configured folders, renamed to an unwanted extension or grown too large: not a document any more.
-    if (inScope(item, ctx.settings)) toRead.push(item);
-    else deleted.add(externalId(id));
-  }
   const queue = [...p.queue];
   let stored: readonly { external_id: string; metadata: Readonly<Record<string, unknown>> }[] | null = null;
   const removeUnder = async (folderId: string) => {
@@ -240,6 +227,28 @@ async function events(ctx: Ctx, p: BoxPage): Promise<Page<BoxPage, BoxCursor>> {
     if (folder && folderInScope(folder, ctx.settings)) {
       if (!queue.some((t) => t.id === id)) queue.push({ id, collabs: true });
     } else await removeUnder(id);
+  }
+  const walked = new Set(queue.map((t) => t.id));
+  const toRead: BoxItem[] = [];
+  for (const [id, type] of files) {
+    if (REMOVALS.has(type)) {
+      deleted.add(externalId(id));
+      continue;
+    }
+    let item: BoxItem;
+    try {
+      item = await boxJson(ctx, `/2.0/files/${encodeURIComponent(id)}`, { fields: ITEM_FIELDS }, boxItem);
+    } catch (err) {
+      if (err instanceof VendorHttpError && err.status === 404) {
+        deleted.add(externalId(id));
+        continue;
+      }
+      throw err;
+    }
+    // Trashed, moved out of the configured folders, renamed to an unwanted extension or grown too large: not a document any more.
+    if (!inScope(item, ctx.settings)) deleted.add(externalId(id));
+    // A file inside a folder listed again by this sync is read by that listing.
+    else if (!ancestorIds(item).some((a) => walked.has(a))) toRead.push(item);
   }
   const ids: Identities = { accounts: [], groups: [] };
   for (const id of collabFolders) await folderMembers(ctx, id, ids);
