@@ -4,6 +4,7 @@ import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
+import { boxKind } from './box/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
@@ -29,6 +30,7 @@ import { zendeskKind } from './zendesk/index.ts';
 const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
   bitbucketKind as AnyKind,
+  boxKind as AnyKind,
   confluenceKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
