@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { airtableKind } from './airtable/index.ts';
 import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { confluenceKind } from './confluence/index.ts';
@@ -23,6 +24,7 @@ import { zendeskKind } from './zendesk/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
+  airtableKind as AnyKind,
   apiKind as AnyKind,
   bitbucketKind as AnyKind,
   confluenceKind as AnyKind,
