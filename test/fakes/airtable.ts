@@ -1,8 +1,8 @@
-import { cursorPage, type FakeReply, VendorFake } from './kit/index.ts';
+import { cursorPage, type FakeReply, oauthTokenEndpoint, VendorFake } from './kit/index.ts';
 
 /**
  * A local Airtable Web API fake, speaking the wire format of airtable.com/developers/web/api: `GET /v0/meta/whoami`
- * (`{id, email, scopes}`); `GET /v0/meta/bases` (`{bases: [{id, name, permissionLevel}], offset}`, opaque `offset`);
+ * (`{id, email, scopes}`); `POST /oauth2/v1/token`; `GET /v0/meta/bases` (`{bases: [{id, name, permissionLevel}], offset}`, opaque `offset`);
  * `GET /v0/meta/bases/{baseId}/tables` (`{tables: [{id, name, description, primaryFieldId, fields, views}]}`);
  * `GET /v0/{baseId}/{tableIdOrName}` (`pageSize` ≤ 100, opaque `offset`, `filterByFormula` — this fake evaluates
  * `IS_AFTER(LAST_MODIFIED_TIME(), '<iso>')` and refuses other formulas with 422 INVALID_FILTER_BY_FORMULA; empty fields are
@@ -62,7 +62,10 @@ export const aid = (prefix: 'app' | 'tbl' | 'fld' | 'rec' | 'usr', n: number | s
 
 export function seedAirtable(): AirtableData {
   let at = BASE;
-  const next = () => new Date((at += 60_000)).toISOString();
+  const next = () => {
+    at += 60_000;
+    return new Date(at).toISOString();
+  };
   const ada = { id: aid('usr', 1), email: 'Ada@Acme.test', name: 'Ada Lovelace' };
   const grace = { id: aid('usr', 2), email: 'grace@acme.test', name: 'Grace Hopper' };
   const f = (n: number, name: string, type: string, extra: Partial<AField> = {}): AField => ({ id: aid('fld', n), name, type, ...extra });
@@ -154,6 +157,7 @@ export async function startFakeAirtable(data: AirtableData = seedAirtable(), opt
   const fake = new VendorFake({
     name: 'Airtable',
     tokens: [token],
+    publicPath: (p) => p === '/oauth2/v1/token',
     unauthorized: () => error(401, 'AUTHENTICATION_REQUIRED', 'Authentication required'),
     rateLimited: () => ({ status: 429, json: { errors: [{ error: 'RATE_LIMIT_REACHED', message: 'Rate limit exceeded. Please try again later' }] } }),
     serverError: () => ({ json: { error: { type: 'SERVER_ERROR', message: 'Try again. If the problem persists, contact support.' } } }),
@@ -202,6 +206,9 @@ export async function startFakeAirtable(data: AirtableData = seedAirtable(), opt
     const visible = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined && v !== '' && v !== false && !(Array.isArray(v) && v.length === 0)));
     return { json: { records: page.items.map((r) => ({ id: r.id, createdTime: r.createdTime, fields: visible(r.fields) })), ...(page.next ? { offset: page.next } : {}) } };
   });
+  // The OAuth token endpoint (airtable.com/oauth2/v1/token): code `airtable-code` issues `oaa-<n>` access tokens.
+  let issued = 0;
+  fake.route('POST', '/oauth2/v1/token', oauthTokenEndpoint(fake, { code: 'airtable-code', issue: () => ({ access_token: `oaa-${++issued}`, refresh_token: `oar-${issued}`, expires_in: 3600 }) }));
   await fake.start();
   let added = 0;
   return {
