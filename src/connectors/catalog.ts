@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { airtableKind } from './airtable/index.ts';
 import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
+import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
@@ -27,6 +28,7 @@ const KINDS: readonly AnyKind[] = [
   airtableKind as AnyKind,
   apiKind as AnyKind,
   bitbucketKind as AnyKind,
+  codaKind as AnyKind,
   confluenceKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
