@@ -21,6 +21,8 @@ export interface CPage {
   createdBy?: { name: string; email: string };
   /** What the Markdown export answers (not on the wire otherwise). */
   markdown: string;
+  /** When set, the page's exports end `failed` with this error. */
+  exportError?: string;
 }
 export interface CRow {
   id: string;
@@ -226,6 +228,7 @@ export async function startFakeCoda(data: CodaData = seedCoda(), opts: { docPage
     if (!e) return error(404, 'Not Found', 'No such export request');
     const href = `${fake.url}${req.url.pathname}`;
     if (e.polls++ < (opts.exportPolls ?? 1)) return { json: { id: req.params.requestId, status: 'inProgress', href } };
+    if (e.page.exportError) return { json: { id: req.params.requestId, status: 'failed', href, error: e.page.exportError } };
     return { json: { id: req.params.requestId, status: 'complete', href, downloadLink: `${fake.url}/files/export/${req.params.requestId}.md?signature=fake` } };
   });
   fake.route('GET', '/files/export/:file', (req) => {

@@ -162,9 +162,10 @@ export function rowToDocument(r: CodaRow, table: Pick<CodaTable, 'id' | 'name'>,
 
 /**
  * The doc itself: name, owner, folder, its pages and tables. Its `metadata.updated_at` is the doc's `updatedAt`, which
- * an incremental sync compares to skip docs that did not change; it is stored after the doc's pages and rows.
+ * an incremental sync compares to skip docs that did not change; it is stored after the doc's pages and rows, and left
+ * null when a page could not be exported this time (so the next incremental sync reads the doc again).
  */
-export function docToDocument(doc: DocRef, pages: readonly string[], tables: readonly string[]): SourceDocument {
+export function docToDocument(doc: DocRef, pages: readonly string[], tables: readonly string[], complete = true): SourceDocument {
   const lines = [
     `Coda doc ${doc.name}`,
     doc.ownerName || doc.owner ? `Owner: ${[doc.ownerName, doc.owner ? `(${doc.owner})` : ''].filter(Boolean).join(' ')}` : '',
@@ -183,7 +184,7 @@ export function docToDocument(doc: DocRef, pages: readonly string[], tables: rea
     document_type: 'doc',
     ...(created ? { created_at: created } : {}),
     ...(updated ? { updated_at: updated } : {}),
-    metadata: { doc_id: doc.id, updated_at: doc.updatedAt, workspace_id: doc.workspaceId, folder: doc.folderName, owner_name: doc.ownerName },
+    metadata: { doc_id: doc.id, updated_at: complete ? doc.updatedAt : null, workspace_id: doc.workspaceId, folder: doc.folderName, owner_name: doc.ownerName },
     acl: docAcl(doc),
   };
 }

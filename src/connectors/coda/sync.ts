@@ -48,6 +48,8 @@ export const codaSyncPage = z.object({
   /** Names for the doc's own document, written once its pages and rows are stored. */
   pageNames: z.array(z.string()),
   tableNames: z.array(z.string()),
+  /** A page of the current doc could not be exported: the doc's stored `updated_at` stays null so it is read again. */
+  incomplete: z.boolean().default(false),
 });
 export type CodaSyncPage = z.infer<typeof codaSyncPage>;
 
@@ -82,9 +84,9 @@ function advance(p: CodaSyncPage, documents: SourceDocument[]): CodaSyncPage | n
   const doc = p.docs[0];
   if (p.pages.length > 0) return { ...p, phase: 'page' };
   if (p.tables.length > 0) return { ...p, phase: 'rows' };
-  if (doc) documents.push(docToDocument(doc, p.pageNames, p.tableNames));
+  if (doc) documents.push(docToDocument(doc, p.pageNames, p.tableNames, !p.incomplete));
   const docs = p.docs.slice(1);
-  return docs.length > 0 ? { ...p, phase: 'doc', docs, pages: [], tables: [], rowsToken: null, pageNames: [], tableNames: [] } : null;
+  return docs.length > 0 ? { ...p, phase: 'doc', docs, pages: [], tables: [], rowsToken: null, pageNames: [], tableNames: [], incomplete: false } : null;
 }
 
 async function docsPage(ctx: CodaCtx, p: CodaSyncPage): Promise<Result> {
@@ -143,7 +145,7 @@ async function exportPage(ctx: CodaCtx, p: CodaSyncPage): Promise<Result> {
   const r = await exportPageMarkdown(ctx, doc.id, page.id);
   if (r.ok) documents.push(pageToDocument(page, doc, r.markdown));
   else skipped.push({ external_id: pageExternalId(doc.id, page.id), reason: r.reason });
-  return { documents, skipped, next: advance({ ...p, pages: p.pages.slice(1) }, documents), cursor: cursorOf(p) };
+  return { documents, skipped, next: advance({ ...p, pages: p.pages.slice(1), incomplete: p.incomplete || !r.ok }, documents), cursor: cursorOf(p) };
 }
 
 async function rowsPage(ctx: CodaCtx, p: CodaSyncPage): Promise<Result> {
@@ -161,7 +163,7 @@ export const codaSync: SyncCapability<CodaCredentials, CodaSettings, CodaCursor,
   cursorSchema: codaCursor,
   pageSchema: codaSyncPage,
   start(mode: SyncMode): CodaSyncPage {
-    return { mode, phase: 'docs', runAt: null, docsToken: null, docs: [], pages: [], tables: [], rowsToken: null, pageNames: [], tableNames: [] };
+    return { mode, phase: 'docs', runAt: null, docsToken: null, docs: [], pages: [], tables: [], rowsToken: null, pageNames: [], tableNames: [], incomplete: false };
   },
   async readPage(ctx, page) {
     const p = page.runAt ? page : { ...page, runAt: ctx.now.toISOString() };
