@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { airtableKind } from './airtable/index.ts';
 import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
+import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
@@ -28,9 +30,11 @@ import { zendeskKind } from './zendesk/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
+  airtableKind as AnyKind,
   apiKind as AnyKind,
   bitbucketKind as AnyKind,
   boxKind as AnyKind,
+  codaKind as AnyKind,
   confluenceKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,

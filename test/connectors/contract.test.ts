@@ -20,6 +20,14 @@ const FIXTURES = await loadFixtures();
 /** Kinds that have their own suite instead of a vendor fake: no vendor, so no credentials, 429 or webhooks to check. */
 const OWN_SUITE: Record<string, string> = { filesystem: 'test/connectors/filesystem.test.ts (a local folder: no vendor API, credentials or rate limits)' };
 
+/**
+ * SaaS kinds of the first four groups whose vendor documents no OAuth 2.0 for the API the kind calls, with the vendor
+ * fact: they take the vendor's token only (and must not pretend otherwise).
+ */
+const NO_VENDOR_OAUTH: Record<string, string> = {
+  coda: "Coda's REST API authenticates with API tokens only; Coda's OAuth 2.0 is for Packs calling other services (coda.io/developers/apis/v1 § Authentication)",
+};
+
 describe('connector contract: coverage', () => {
   it('every catalogue kind that syncs has a contract fixture (test/connectors/fixtures/<connector_type>.ts)', () => {
     const missing = listKinds()
@@ -33,7 +41,9 @@ describe('connector contract: coverage', () => {
     for (const k of listKinds()) {
       assert.ok(CONNECTOR_GROUPS.includes(k.group), `${k.type}: group ${k.group}`);
       assert.ok(k.authTypes.length > 0, `${k.type}: auth types`);
-      if (['productivity', 'developer_tools', 'crm', 'support'].includes(k.group)) {
+      if (NO_VENDOR_OAUTH[k.type]) {
+        assert.ok(!k.oauth && !k.authTypes.includes('oauth2') && k.authTypes.includes('api_key'), `${k.type}: ${NO_VENDOR_OAUTH[k.type]}`);
+      } else if (['productivity', 'developer_tools', 'crm', 'support'].includes(k.group)) {
         assert.ok(k.authTypes.includes('oauth2') && k.oauth, `${k.type} (${k.group}) must offer OAuth 2.0`);
       }
       if (k.group === 'llm_providers') assert.deepEqual([...k.authTypes], ['api_key'], `${k.type}: LLM providers take an API key`);
