@@ -3,6 +3,7 @@ import { apiKind } from './api/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
+import { clickupKind } from './clickup/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
@@ -25,6 +26,7 @@ import { zendeskKind } from './zendesk/index.ts';
 const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
   bitbucketKind as AnyKind,
+  clickupKind as AnyKind,
   confluenceKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
