@@ -167,8 +167,8 @@ export function seedClickUp(): ClickUpData {
 const err = (status: number, message: string, code: string): FakeReply => ({ status, json: { err: message, ECODE: code } });
 const user = (u: CUser) => ({ id: u.id, username: u.username, email: u.email, color: '#7b68ee', initials: u.username.slice(0, 2).toUpperCase(), profilePicture: null });
 
-/** `maxTasks` / `maxComments`: the most items one page holds (ClickUp: 100 tasks, 25 comments). */
-export async function startFakeClickUp(data: ClickUpData = seedClickUp(), opts: { maxTasks?: number; maxComments?: number } = {}): Promise<FakeClickUp> {
+/** `maxTasks`: the most tasks one page holds (ClickUp: 100). */
+export async function startFakeClickUp(data: ClickUpData = seedClickUp(), opts: { maxTasks?: number } = {}): Promise<FakeClickUp> {
   const token = 'pk_81_3F9KQ2ZC7Y4R0XJ8M1N6B5V2T7L0PWA';
   let clock = CU_BASE + 1000 * 60_000;
   let resetIn = 1;
@@ -331,7 +331,7 @@ export async function startFakeClickUp(data: ClickUpData = seedClickUp(), opts: 
     const startId = req.query.get('start_id');
     if ((start === null) !== (startId === null)) return err(400, 'start and start_id go together', 'INPUT_005');
     const from = start === null ? 0 : newestFirst.findIndex((c) => c.id === startId) + 1;
-    const page = newestFirst.slice(from, from + (opts.maxComments ?? 25));
+    const page = newestFirst.slice(from, from + 25);
     return {
       json: {
         comments: page.map((c) => ({

@@ -28,6 +28,8 @@ import type { ClickUpCredentials, ClickUpSettings } from './schemas.ts';
 
 /** `date_updated_gt` is compared with ClickUp's own clock: an incremental read starts this long before the cursor. */
 const OVERLAP_MS = 60_000;
+/** Get Task Comments answers at most 25 comments a call: a shorter page is the last. */
+const COMMENTS_PAGE = 25;
 /** Docs v3 pages up to 100 a call. */
 const DOCS_LIMIT = 50;
 
@@ -143,7 +145,7 @@ async function readComments(ctx: ClickUpCtx, taskId: string): Promise<Comment[]>
     const fresh = page.filter((c) => !out.some((o) => o.id === c.id));
     out.push(...fresh);
     const last: Comment | undefined = page.at(-1);
-    if (fresh.length === 0 || !last || last.date === null || last.date === undefined) return out;
+    if (page.length < COMMENTS_PAGE || fresh.length === 0 || !last || last.date === null || last.date === undefined) return out;
     start = { date: String(last.date), id: last.id };
   }
 }
