@@ -13,6 +13,7 @@ import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
+import { mondayKind } from './monday/index.ts';
 import { notionKind } from './notion/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
 import { pipedriveKind } from './pipedrive/index.ts';
@@ -36,6 +37,7 @@ const KINDS: readonly AnyKind[] = [
   intercomKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
+  mondayKind as AnyKind,
   notionKind as AnyKind,
   pipedriveKind as AnyKind,
   salesforceKind as AnyKind,
