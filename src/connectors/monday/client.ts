@@ -36,7 +36,8 @@ const AUTH_CODES = new Set(['UNAUTHENTICATED', 'Unauthorized', 'USER_UNAUTHORIZE
 /**
  * monday's errors, which arrive as HTTP 200 with an `errors` array (application errors), as HTTP 429 (limits, with
  * `retry_in_seconds` in the body and/or `Retry-After`) or 401: limits → VendorRateLimitedError, rejected credentials →
- * VendorAuthError, anything else → VendorHttpError (5xx-like when monday says INTERNAL_SERVER_ERROR). Null when none.
+ * VendorAuthError, anything else → VendorHttpError (5xx-like when monday says INTERNAL_SERVER_ERROR). Null when none,
+ * or when beside data only fields the user may not read failed.
  */
 export function classifyErrors(body: z.infer<typeof answer>, retryAfterMs: number | null, hint: string): Error | null {
   const errors = body.errors ?? (body.error_code || body.error_message ? [{ message: body.error_message ?? '', extensions: { code: body.error_code, status_code: body.status_code } }] : []);
@@ -51,6 +52,8 @@ export function classifyErrors(body: z.infer<typeof answer>, retryAfterMs: numbe
   // Without data, an authorization failure is the credentials' (a board the user lost access to is simply not listed).
   const denied = errors.find((e) => AUTH_CODES.has(e.extensions?.code ?? '') || e.extensions?.status_code === 401 || /not authenticated/i.test(e.message));
   if (denied && !body.data) return new VendorAuthError(`monday.com answered ${denied.extensions?.status_code ?? 401} (${denied.message}${denied.extensions?.code ? `, ${denied.extensions.code}` : ''}): ${hint}`);
+  // Beside data, only fields the user may not read failed: the partial answer is what the user can see.
+  if (body.data && errors.every((e) => AUTH_CODES.has(e.extensions?.code ?? ''))) return null;
   const first = errors[0];
   const internal = errors.some((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR' || (e.extensions?.status_code ?? 0) >= 500);
   return new VendorHttpError(`monday.com answered GraphQL errors: ${errors.map((e) => `${e.message}${e.extensions?.code ? ` (${e.extensions.code})` : ''}`).join('; ').slice(0, 300) || first?.message}`, internal ? 500 : 400);
