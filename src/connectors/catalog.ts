@@ -7,6 +7,7 @@ import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
 import { boxKind } from './box/index.ts';
+import { clickupKind } from './clickup/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
 import { githubKind } from './github/index.ts';
@@ -18,6 +19,7 @@ import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
+import { mondayKind } from './monday/index.ts';
 import { notionKind } from './notion/index.ts';
 import { outlookKind } from './outlook/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
@@ -34,6 +36,7 @@ const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
   bitbucketKind as AnyKind,
   boxKind as AnyKind,
+  clickupKind as AnyKind,
   codaKind as AnyKind,
   confluenceKind as AnyKind,
   dropboxKind as AnyKind,
@@ -47,6 +50,7 @@ const KINDS: readonly AnyKind[] = [
   intercomKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
+  mondayKind as AnyKind,
   notionKind as AnyKind,
   outlookKind as AnyKind,
   pipedriveKind as AnyKind,
