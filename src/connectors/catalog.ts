@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiKind } from './api/index.ts';
+import { asanaKind } from './asana/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
@@ -24,6 +25,7 @@ import { zendeskKind } from './zendesk/index.ts';
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
   apiKind as AnyKind,
+  asanaKind as AnyKind,
   bitbucketKind as AnyKind,
   confluenceKind as AnyKind,
   freshdeskKind as AnyKind,
