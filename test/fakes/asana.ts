@@ -71,7 +71,10 @@ const STEP = 5 * 60_000;
 
 export function seedAsana(): AsanaData {
   let at = BASE;
-  const t = () => new Date((at += STEP)).toISOString();
+  const t = () => {
+    at += STEP;
+    return new Date(at).toISOString();
+  };
   const story = (gid: string, type: AStory['type'], text: string, by: string): AStory => ({ gid, type, text, created_by: by, created_at: t() });
   const task = (gid: string, name: string, notes: string, memberships: [string, string][], extra: Partial<ATask> = {}): ATask => {
     const c = t();
@@ -134,7 +137,7 @@ export async function startFakeAsana(data: AsanaData = seedAsana(), opts: { maxP
   const list = (req: FakeRequest, items: unknown[]): FakeReply => {
     const limit = Number(req.query.get('limit') ?? 100);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return errors(400, 'limit: Must be between 1 and 100');
-    let pg;
+    let pg: ReturnType<typeof cursorPage<unknown>>;
     try {
       pg = cursorPage(items, req.query.get('offset'), Math.min(limit, opts.maxPage ?? 100));
     } catch {
@@ -224,7 +227,10 @@ export async function startFakeAsana(data: AsanaData = seedAsana(), opts: { maxP
     token,
     data,
     fake,
-    tick: () => new Date((clock += STEP)).toISOString(),
+    tick: () => {
+      clock += STEP;
+      return new Date(clock).toISOString();
+    },
     close: () => fake.close(),
   };
 }
