@@ -19,6 +19,7 @@ import { pipedriveKind } from './pipedrive/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
+import { trelloKind } from './trello/index.ts';
 import { zohoCrmKind } from './zoho_crm/index.ts';
 import { zendeskKind } from './zendesk/index.ts';
 
@@ -42,6 +43,7 @@ const KINDS: readonly AnyKind[] = [
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
+  trelloKind as AnyKind,
   zendeskKind as AnyKind,
   zohoCrmKind as AnyKind,
 ];
