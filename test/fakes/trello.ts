@@ -141,7 +141,9 @@ export function seedTrello(): TrelloData {
   card(roadmap.id, next, 'Usage-based billing', 'Meter API calls per workspace.', ada);
   card(roadmap.id, next, 'Dark mode', '', grace, { labels: [{ name: '', color: 'purple' }] });
   card(personal.id, reading, 'Read "Designing Data-Intensive Applications"', 'Chapters 5 to 9 on replication and consistency.', ada);
-  for (const b of [roadmap, personal]) b.dateLastActivity = now();
+  personal.dateLastActivity = now();
+  at += STEP;
+  roadmap.dateLastActivity = now();
   return { me: ada, members, boards: [roadmap, personal, old], lists, cards, actions };
 }
 
@@ -151,7 +153,7 @@ const pick = (obj: Record<string, unknown>, fields: string | null, always: strin
   return Object.fromEntries(Object.entries(obj).filter(([k]) => keep.has(k)));
 };
 
-/** `maxActions`: the most actions one page holds (to make the connector page with `before`). */
+/** `maxActions`: the most actions one page holds, below the `limit` asked (to make the connector page with `before`). */
 export async function startFakeTrello(data: TrelloData = seedTrello(), opts: { maxActions?: number } = {}): Promise<FakeTrello> {
   const apiKey = '0123456789abcdef0123456789abcdef';
   const token = 'ATTA0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0';

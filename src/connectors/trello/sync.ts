@@ -10,7 +10,6 @@ import {
   cardExternalId,
   cardToDocument,
   type TrelloAction,
-  type TrelloBoard,
   trelloAccount,
   trelloAction,
   trelloBoard,
@@ -62,7 +61,10 @@ async function boardsPage(ctx: TrelloCtx, p: TrelloPage): Promise<Page<TrelloPag
   return { documents: [], identities, next: boards.length ? { ...p, phase: 'board', boards, index: 0 } : null, cursor: cursorOf(p) };
 }
 
-/** Every action of a board of the given types, newest first, paged backwards with `before=<oldest id>`. */
+/**
+ * Every action of a board of the given types, newest first, paged backwards with `before=<oldest id>` until a page
+ * comes back empty (a page shorter than `limit` is not taken as the last: a proxy or Trello may cap pages lower).
+ */
 async function boardActions(ctx: TrelloCtx, boardId: string): Promise<TrelloAction[]> {
   const out: TrelloAction[] = [];
   let before: string | undefined;
@@ -70,7 +72,7 @@ async function boardActions(ctx: TrelloCtx, boardId: string): Promise<TrelloActi
     const page = z.array(trelloAction).parse(await trelloJson<unknown>(ctx, `/1/boards/${boardId}/actions`, { filter: actionFilter(ctx), limit: ACTION_PAGE, before }));
     out.push(...page);
     const last = page.at(-1);
-    if (page.length < ACTION_PAGE || !last) return out;
+    if (!last) return out;
     before = last.id;
   }
 }
@@ -123,10 +125,15 @@ async function boardPage(ctx: TrelloCtx, p: TrelloPage): Promise<Page<TrelloPage
     documents.push(cardToDocument(c, { board, lists: listNames, actions: own, creatorId, includeChecklists: ctx.settings.include_checklists }));
     high = later(high, c.dateLastActivity ?? null);
   }
+  // Members seen on cards and actions, by name (Trello shows members' emails to no one but themselves).
+  const seen = new Map<string, string | null>();
+  for (const c of changed) for (const m of c.members ?? []) seen.set(m.id, m.fullName ?? m.username ?? null);
+  for (const list of actions.values()) for (const a of list) if (a.memberCreator) seen.set(a.memberCreator.id, a.memberCreator.fullName ?? a.memberCreator.username ?? null);
+  const identities: SourceIdentities = { accounts: [...seen].map(([memberId, display_name]) => ({ account_id: trelloAccount(memberId), email: null, display_name })) };
   const listed = new Set(cards.map((c) => cardExternalId(c.id)));
   const deleted = stored.map((r) => r.external_id).filter((id) => !listed.has(id));
   const here: TrelloPage = { ...p, high };
-  return { documents, deleted, next: next ? { ...next, high } : null, cursor: cursorOf(here) };
+  return { documents, deleted, identities, next: next ? { ...next, high } : null, cursor: cursorOf(here) };
 }
 
 /**
