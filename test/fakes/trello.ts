@@ -7,7 +7,8 @@ import { type FakeReply, type FakeRequest, oauthTokenEndpoint, VendorFake } from
  * (newest first, `limit` ≤ 1000) and `GET /1/cards/{id}/actions`; bare JSON arrays and objects, `fields` honoured,
  * 24-hex ObjectIds whose first 8 digits are the creation time. Credentials: `Authorization: OAuth
  * oauth_consumer_key="…", oauth_token="…"`, the `key`/`token` query parameters, or a bearer token (OAuth 2.0).
- * Errors: 401 with a plain-text reason ("invalid token"), 429 `{ error: "API_TOKEN_LIMIT_EXCEEDED", message }`.
+ * Errors: 401 with a plain-text reason ("invalid token"), 429 `{ error: "API_TOKEN_LIMIT_EXCEEDED", message }` without
+ * Retry-After.
  */
 export interface TMember {
   id: string;
@@ -172,7 +173,8 @@ export async function startFakeTrello(data: TrelloData = seedTrello(), opts: { m
     },
     publicPath: (path) => path === '/oauth/token',
     unauthorized: () => ({ status: 401, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'invalid token' }),
-    rateLimited: () => ({ status: 429, json: { error: 'API_TOKEN_LIMIT_EXCEEDED', message: 'Rate limit exceeded' } }),
+    // Trello documents no Retry-After (nor rate-limit headers) on its 429: the connector falls back to the kit's backoff.
+    rateLimited: () => ({ status: 429, headers: { 'retry-after': '' }, json: { error: 'API_TOKEN_LIMIT_EXCEEDED', message: 'Rate limit exceeded' } }),
     serverError: (status) => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Internal Server Error' }),
   });
   const member = (id: string) => {
