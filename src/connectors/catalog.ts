@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { airtableKind } from './airtable/index.ts';
 import { apiKind } from './api/index.ts';
+import { asanaKind } from './asana/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
@@ -27,6 +28,7 @@ import { pipedriveKind } from './pipedrive/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
+import { trelloKind } from './trello/index.ts';
 import { zohoCrmKind } from './zoho_crm/index.ts';
 import { zendeskKind } from './zendesk/index.ts';
 
@@ -34,6 +36,7 @@ import { zendeskKind } from './zendesk/index.ts';
 const KINDS: readonly AnyKind[] = [
   airtableKind as AnyKind,
   apiKind as AnyKind,
+  asanaKind as AnyKind,
   bitbucketKind as AnyKind,
   boxKind as AnyKind,
   clickupKind as AnyKind,
@@ -58,6 +61,7 @@ const KINDS: readonly AnyKind[] = [
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
+  trelloKind as AnyKind,
   zendeskKind as AnyKind,
   zohoCrmKind as AnyKind,
 ];
