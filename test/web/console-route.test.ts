@@ -73,7 +73,16 @@ describe('web console static route', () => {
     const k = await t.keyWith(['query', 'connector:read']);
     const res = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: k.authorization } });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { tenant_id: 'default', kind: 'api_key', id: k.id, user_id: 'test-query+connector:read', permissions: ['query', 'connector:read'] });
+    assert.deepEqual(res.json(), {
+      tenant_id: 'default',
+      kind: 'api_key',
+      id: k.id,
+      user_id: 'test-query+connector:read',
+      permissions: ['query', 'connector:read'],
+      identity: null,
+      // A service key (no person bound): retrieval shows it only what everyone may read.
+      view: { acting: false, email: null, idp_groups: [], kind: 'service', vendor_accounts: [], vendor_groups: [] },
+    });
     const anon = await t.app.inject({ method: 'GET', url: '/v1/me' });
     assert.equal(anon.statusCode, 401);
   });
