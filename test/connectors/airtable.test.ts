@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { aid, type FakeAirtable, startFakeAirtable } from '../fakes/airtable.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('airtable connector against the fake Airtable Web API', () => {
   let t: TestApp;
@@ -36,8 +36,8 @@ describe('airtable connector against the fake Airtable Web API', () => {
   const d = () => at.data;
   const expectedIds = (bases = d().bases) =>
     bases.flatMap((b) => [`base:${b.id}`, ...b.tables.flatMap((x) => [`table:${b.id}:${x.id}`, ...x.records.map((r) => `record:${b.id}:${x.id}:${r.id}`)])]).sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'airtable', display_name: 'Airtable', ...payload } });
   const recordCalls = (from: number) => at.fake.requests.slice(from).filter((r) => /^\/v0\/app[^/]+\/tbl/.test(r.path));

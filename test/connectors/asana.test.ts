@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeAsana, startFakeAsana } from '../fakes/asana.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('asana connector against the fake Asana API', () => {
   let t: TestApp;
@@ -36,8 +36,8 @@ describe('asana connector against the fake Asana API', () => {
     const archived = new Set(d().projects.filter((p) => p.archived).map((p) => p.gid));
     return [...d().projects.filter((p) => !p.archived).map((p) => `project:${p.gid}`), ...d().tasks.filter((x) => x.memberships.some(([p]) => !archived.has(p))).map((x) => `task:${x.gid}`)].sort();
   };
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'asana', display_name: 'Asana', ...payload } });
 

@@ -5,7 +5,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type BBRepo, type BBUser, type FakeBitbucket, seedBitbucket, startFakeBitbucket } from '../fakes/bitbucket.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const bare = (uuid: string) => uuid.replace(/^\{|\}$/g, '');
 
@@ -51,8 +51,8 @@ describe('bitbucket connector against the fake Bitbucket Cloud REST 2.0 API', ()
         ...(r.has_issues ? r.issues.map((i) => `issue:${bare(r.uuid)}:${i.id}`) : []),
       ])
       .sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const prId = (r: BBRepo, n: number) => `pr:${bare(r.uuid)}:${n}`;
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'bitbucket', display_name: 'Bitbucket', ...payload } });

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeBox, STREAM_BASE, startFakeBox } from '../fakes/box.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('box connector against the fake Box API', () => {
   let t: TestApp;
@@ -37,8 +37,8 @@ describe('box connector against the fake Box API', () => {
     await worker.drain();
     return r.json().connector_id as string;
   };
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const members = async (group: string) =>
     (await t.db.query<{ member: string }>('SELECT member FROM identity_memberships WHERE group_id = $1 ORDER BY 1', [group])).rows.map((r) => r.member);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);

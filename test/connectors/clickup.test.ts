@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { CU_BASE, type FakeClickUp, seedClickUp, startFakeClickUp } from '../fakes/clickup.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('clickup connector against the fake ClickUp API (v2, Docs v3)', () => {
   let t: TestApp;
@@ -43,8 +43,8 @@ describe('clickup connector against the fake ClickUp API (v2, Docs v3)', () => {
       ...d().comments.filter((c) => d().tasks.some((x) => x.id === c.taskId && d().lists.some((l) => l.id === x.listId))).map((c) => `comment:${c.taskId}:${c.id}`),
       ...d().docs.filter((x) => !x.deleted).map((x) => `doc:${x.id}`),
     ].sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'clickup', display_name: 'ClickUp', ...payload } });
 

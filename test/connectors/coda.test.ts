@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeCoda, startFakeCoda } from '../fakes/coda.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('coda connector against the fake Coda API', () => {
   let t: TestApp;
@@ -33,8 +33,8 @@ describe('coda connector against the fake Coda API', () => {
         ...doc.tables.filter((x) => x.tableType === 'table').flatMap((x) => x.rows.map((r) => `row:${doc.id}:${x.id}:${r.id}`)),
       ])
       .sort();
-  const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const stored = async () => storedIds(t.db, id);
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const docUpdatedAt = async (docId: string) => ((await doc(`doc:${docId}`))?.metadata as Record<string, unknown> | undefined)?.updated_at;
   const sync = (full: boolean) => syncConnector(t, worker, id, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'coda', display_name: 'Coda', ...payload } });

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { API_TOKEN, CLOUD_ID, EMAIL, type FakeConfluence, OAUTH_TOKEN, SITE, startFakeConfluence } from '../fakes/confluence.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds as storedIdsOf, syncConnector } from './support.ts';
 
 describe('confluence connector against the fake Confluence Cloud API', () => {
   let t: TestApp;
@@ -36,8 +36,8 @@ describe('confluence connector against the fake Confluence Cloud API', () => {
       ...d().contents.filter((c) => c.status === 'current').map((c) => `${c.kind}:${c.id}`),
       ...d().comments.filter((c) => c.status === 'current' && live(c.containerId)).map((c) => `comment:${c.id}`),
     ].sort();
-  const storedIds = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const storedIds = async (cid = id) => storedIdsOf(t.db, cid);
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'confluence', display_name: 'Confluence', ...payload } });
   const get = async (cid = id) => (await t.app.inject({ method: 'GET', url: `/v1/connectors/${cid}`, headers: t.admin })).json();
   const byTitle = (title: string) => {

@@ -7,7 +7,7 @@ import type { Worker } from '../../src/platform/jobs/index.ts';
 import { scheduleDueSyncs } from '../../src/sync/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { type Fixture, loadFixtures } from './fixtures/fixture.ts';
-import { connectorWorker } from './support.ts';
+import { connectorWorker, storedIds } from './support.ts';
 
 /**
  * The contract every syncing connector kind passes, each against its vendor fake: credentials are checked
@@ -83,7 +83,7 @@ for (const [kind, makeFixture] of FIXTURES) {
       await worker.drain();
       return get();
     };
-    const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
+    const stored = async () => storedIds(t.db, id);
 
     it('is in the catalogue with sync', async () => {
       assert.ok(getKind(kind)?.sync);

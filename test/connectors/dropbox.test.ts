@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeDropbox, startFakeDropbox } from '../fakes/dropbox.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('dropbox connector against the fake Dropbox API v2', () => {
   let t: TestApp;
@@ -42,8 +42,8 @@ describe('dropbox connector against the fake Dropbox API v2', () => {
     if (!i) throw new Error(`no ${path} in the fake`);
     return `file:${i.id.replace(/^id:/, '')}`;
   };
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const calls = (path: string) => dbx.fake.requestsTo(path);
   const sorted = (paths: string[]) => paths.map(idOf).sort();

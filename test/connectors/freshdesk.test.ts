@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeFreshdesk, seedFreshdesk, startFakeFreshdesk } from '../fakes/freshdesk.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('freshdesk connector against the fake Freshdesk API v2', () => {
   let t: TestApp;
@@ -36,8 +36,8 @@ describe('freshdesk connector against the fake Freshdesk API v2', () => {
   const d = () => fd.data;
   const articles = () => d().categories.flatMap((c) => c.folders.flatMap((f) => f.articles));
   const expectedIds = () => [...d().tickets.filter((x) => !x.deleted).map((x) => `ticket:${x.id}`), ...articles().filter((a) => a.status === 2).map((a) => `article:${a.id}`)].sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const ticket = (tid: number) => {
     const x = d().tickets.find((y) => y.id === tid);

@@ -5,7 +5,7 @@ import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeGitLab, type GProject, seedGitLab, startFakeGitLab } from '../fakes/gitlab.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { expectedGitLabIds } from './fixtures/gitlab.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('gitlab connector against the fake GitLab REST API v4', () => {
   let t: TestApp;
@@ -36,8 +36,8 @@ describe('gitlab connector against the fake GitLab REST API v4', () => {
   };
   /** Group `acme` (subgroups included, archived left out) plus the explicitly named `other/elsewhere`. */
   const inScope = (p: GProject) => (p.namespace.full_path.startsWith('acme') && !p.archived) || p.path_with_namespace === 'other/elsewhere';
-  const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const stored = async () => storedIds(t.db, id);
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const sync = (full: boolean) => syncConnector(t, worker, id, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'gitlab', display_name: 'GitLab', ...payload } });
   const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { ADA, ENG, type FakeGoogleCalendar, GRACE, HOLIDAYS, htmlLink, startFakeGoogleCalendar } from '../fakes/google-calendar.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const eventsPath = (calendarId: string) => `/calendar/v3/calendars/${encodeURIComponent(calendarId)}/events`;
 const id = (calendarId: string, eventId: string) => `event:${calendarId}:${eventId}`;
@@ -39,8 +39,8 @@ describe('google_calendar connector against the fake Calendar v3 API', () => {
     await worker.drain();
     return r.json().connector_id as string;
   };
-  const stored = async (c = cid) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [c])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, c = cid) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [c, externalId])).rows[0];
+  const stored = async (c = cid) => storedIds(t.db, c);
+  const doc = async (externalId: string, c = cid) => storedDocument(t.db, c, externalId);
   const sync = (full: boolean, c = cid) => syncConnector(t, worker, c, full);
   const calls = (path: string | RegExp) => cal.fake.requestsTo(path);
 

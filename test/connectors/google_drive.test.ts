@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
-import { DOC, FOLDER, type FakeDrive, startFakeDrive } from '../fakes/google-drive.ts';
+import { DOC, type FakeDrive, FOLDER, startFakeDrive } from '../fakes/google-drive.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('google_drive connector against the fake Drive v3 API', () => {
   let t: TestApp;
@@ -37,8 +37,8 @@ describe('google_drive connector against the fake Drive v3 API', () => {
     await worker.drain();
     return r.json().connector_id as string;
   };
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const calls = (path: string | RegExp) => drive.fake.requestsTo(path);
 

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeIntercom, type ICConversation, seedIntercom, startFakeIntercom } from '../fakes/intercom.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('intercom connector against the fake Intercom REST API', () => {
   let t: TestApp;
@@ -33,8 +33,8 @@ describe('intercom connector against the fake Intercom REST API', () => {
 
   const d = () => ic.data;
   const expectedIds = () => [...d().conversations.map((c) => `conversation:${c.id}`), ...d().articles.filter((a) => a.state === 'published').map((a) => `article:${a.id}`)].sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const conversation = (cid: string) => {
     const c = d().conversations.find((x) => x.id === cid);

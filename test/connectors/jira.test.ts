@@ -5,7 +5,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { adfDoc, type FakeJira, type JComment, type JIssue, seedJira, startFakeJira } from '../fakes/jira.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('jira connector against the fake Jira Cloud REST v3 API', () => {
   let t: TestApp;
@@ -39,8 +39,8 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
       ...d().projects.filter((p) => p.key !== 'DES').map((p) => `project:${p.id}`),
       ...d().issues.filter(inScope).flatMap((i) => [`issue:${i.id}`, ...i.comments.map((c) => `comment:${i.id}:${c.id}`)]),
     ].sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const issue = (key: string) => {
     const i = d().issues.find((x) => x.key === key);

@@ -7,7 +7,7 @@ import type { Worker } from '../../src/platform/jobs/index.ts';
 
 import { type FakeLinear, seedLinear, startFakeLinear } from '../fakes/linear.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('linear connector against the fake Linear GraphQL API', () => {
   let t: TestApp;
@@ -38,8 +38,8 @@ describe('linear connector against the fake Linear GraphQL API', () => {
       ...d().comments.filter((c) => eng(c.issue.team.key)).map((c) => `comment:${c.id}`),
       ...d().attachments.filter((a) => eng(a.issue.team.key)).map((a) => `attachment:${a.id}`),
     ].sort();
-  const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const stored = async () => storedIds(t.db, id);
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const sync = (full: boolean) => syncConnector(t, worker, id, full);
 
   it('a full sync of team ENG stores its issues, projects, cycles, documents, milestones, comments and attachments', async () => {

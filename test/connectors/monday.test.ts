@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeMonday, startFakeMonday } from '../fakes/monday.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('monday connector against the fake monday.com GraphQL API', () => {
   let t: TestApp;
@@ -35,8 +35,8 @@ describe('monday connector against the fake monday.com GraphQL API', () => {
   const boards = () => d().boards.filter((b) => (b.type ?? 'board') === 'board');
   const expectedIds = () =>
     [...boards().map((b) => `board:${b.id}`), ...d().items.filter((i) => boards().some((b) => b.id === i.boardId)).flatMap((i) => [`item:${i.id}`, ...i.updates.map((u) => `update:${i.id}:${u.id}`)])].sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'monday', display_name: 'Monday', ...payload } });
   const item = (itemId: string) => {

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeOutlook, PEOPLE, startFakeOutlook } from '../fakes/outlook.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('outlook connector against the fake Microsoft Graph', () => {
   let t: TestApp;
@@ -37,9 +37,9 @@ describe('outlook connector against the fake Microsoft Graph', () => {
       .filter((m) => !excluded().has(m.folderId))
       .map((m) => `message:${m.folderId}:${m.id}`)
       .sort();
-  const storedOf = async (cid: string) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
+  const storedOf = async (cid: string) => storedIds(t.db, cid);
   const stored = () => storedOf(id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const sync = (full: boolean) => syncConnector(t, worker, id, full);
   const bySubject = (s: string) => {
     const m = graph.messages.find((x) => x.subject === s);

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
 import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
-import { silentLog } from '../support/db.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
 
 /** GitHub's REST wire format: `GET /user` accepts the token, every other request is a 502 (retried by the sync job). */
 async function startFailingVendor() {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { VendorLimits } from '../../src/connectors/kit/contract.ts';
+import { createBuckets, takeToken } from '../../src/connectors/kit/limits.ts';
+import { blockConnector, takeConnectorToken } from '../../src/connectors/kit/rate-buckets.ts';
 import { type DatabaseExecutor, openPostgres } from '../../src/platform/db/index.ts';
 import { createWorker } from '../../src/platform/jobs/index.ts';
 import { createSyncHandler, SYNC_JOB_KIND } from '../../src/sync/index.ts';
-import { createBuckets, takeToken } from '../../src/connectors/kit/limits.ts';
-import { blockConnector, takeConnectorToken } from '../../src/connectors/kit/rate-buckets.ts';
 import { type FakeSlack, loadSlackExport, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { openTestPglite, openTestPostgres, silentLog } from '../support/db.ts';

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeSalesforce, type SfRow, seedSalesforce, startFakeSalesforce } from '../fakes/salesforce.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const INSTANCE = 'https://acme.my.salesforce.com';
 
@@ -34,8 +34,8 @@ describe('salesforce connector against the fake Salesforce REST API', () => {
       ...d().rows.Case.map((r) => `case:${r.Id}`),
       ...d().rows.KnowledgeArticleVersion.filter((r) => r.PublishStatus === 'Online').map((r) => `knowledge_article:${String(r.KnowledgeArticleId)}:en_US`),
     ].sort();
-  const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const stored = async () => storedIds(t.db, id);
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const sync = (full: boolean) => syncConnector(t, worker, id, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'salesforce', display_name: 'Salesforce', ...payload } });
   const row = (type: keyof ReturnType<typeof seedSalesforce>['rows'], i: number) => {

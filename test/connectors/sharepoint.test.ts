@@ -5,7 +5,7 @@ import type { Worker } from '../../src/platform/jobs/index.ts';
 import { SYNC_JOB_KIND } from '../../src/sync/index.ts';
 import { APP, type FakeGraph, startFakeGraph, USER_TOKEN } from '../fakes/sharepoint.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('sharepoint connector against the fake Microsoft Graph', () => {
   let t: TestApp;
@@ -38,9 +38,9 @@ describe('sharepoint connector against the fake Microsoft Graph', () => {
     return r.json() as { connector_id: string; oauth_url?: string };
   };
   const get = async (cid = id) => (await t.app.inject({ method: 'GET', url: `/v1/connectors/${cid}`, headers: t.admin })).json();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
+  const stored = async (cid = id) => storedIds(t.db, cid);
   const doc = async (externalId: string, cid = id) =>
-    (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+    storedDocument(t.db, cid, externalId);
   const ext = (name: string) => {
     const i = g.byName(name);
     return `item:${i.driveId}:${i.id}`;

@@ -52,3 +52,13 @@ export async function timedSync(
   if (c.sync_runs[0].status !== 'completed') throw new Error(JSON.stringify(c.sync_runs[0]));
   return { ms, run: c.sync_runs[0] };
 }
+
+/** The external ids a connector has stored, sorted: what a sync test compares with the vendor fake's data. */
+export async function storedIds(db: DatabaseExecutor, connectorId: string): Promise<string[]> {
+  return (await db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [connectorId])).rows.map((r) => r.external_id);
+}
+
+/** One stored document row of a connector (undefined when it has none with that external id). */
+export async function storedDocument(db: DatabaseExecutor, connectorId: string, externalId: string): Promise<Record<string, unknown> | undefined> {
+  return (await db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [connectorId, externalId])).rows[0];
+}

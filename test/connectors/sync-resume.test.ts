@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { finishRun } from '../../src/connectors/runs.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker, enqueueJob, getJob, type JobHandler } from '../../src/platform/jobs/index.ts';
-import { finishRun } from '../../src/connectors/runs.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { openTestPglite, silentLog } from '../support/db.ts';

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeChannel, type FakeGraph, type FakeMessage, startFakeGraph } from '../fakes/teams.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('teams connector against the fake Microsoft Graph', () => {
   let t: TestApp;
@@ -38,8 +38,8 @@ describe('teams connector against the fake Microsoft Graph', () => {
       // A deleted post's replies stay (Teams keeps showing them).
       .flatMap((c) => c.messages.filter((m) => m.messageType === 'message').flatMap((m) => [...(live(m) ? [`message:${c.id}:${m.id}`] : []), ...m.replies.filter(live).map((r) => `reply:${c.id}:${m.id}:${r.id}`)]))
       .sort();
-  const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const stored = async () => storedIds(t.db, id);
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const sync = (full: boolean) => syncConnector(t, worker, id, full);
   const general = () => graph.teams[0]?.channels[0] as FakeChannel;
   const rollout = () => general().messages.find((m) => m.subject === 'Payments gateway rollout') as FakeMessage;
@@ -187,7 +187,7 @@ describe('teams connector against the fake Microsoft Graph', () => {
     const s = await syncConnector(t, worker, sid, true);
     assert.equal(s.status, 'idle', JSON.stringify(s));
     const mkt = graph.teams[1]?.channels[0] as FakeChannel;
-    const got = (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [sid])).rows.map((r) => r.external_id);
+    const got = await storedIds(t.db, sid);
     assert.deepEqual(got, mkt.messages.filter(live).map((m) => `message:${mkt.id}:${m.id}`).sort());
 
     const wrong = await create({ teams: ['Contoso Legal'] });

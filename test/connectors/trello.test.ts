@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeTrello, startFakeTrello } from '../fakes/trello.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('trello connector against the fake Trello REST API', () => {
   let t: TestApp;
@@ -47,8 +47,8 @@ describe('trello connector against the fake Trello REST API', () => {
     const open = d().boards.filter((b) => !b.closed);
     return [...open.map((b) => `board:${b.id}`), ...d().cards.filter((c) => open.some((b) => b.id === c.idBoard)).map((c) => `card:${c.id}`)].sort();
   };
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'trello', display_name: 'Trello', ...payload } });
   const creds = () => ({ api_key: ft.apiKey, token: ft.token });

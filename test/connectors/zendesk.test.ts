@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeZendesk, seedZendesk, startFakeZendesk, type ZTicket } from '../fakes/zendesk.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('zendesk connector against the fake Zendesk Support and Help Center APIs', () => {
   let t: TestApp;
@@ -36,8 +36,8 @@ describe('zendesk connector against the fake Zendesk Support and Help Center API
   const d = () => zd.data;
   const expectedIds = () =>
     [...d().tickets.filter((x) => x.status !== 'deleted').map((x) => `ticket:${x.id}`), ...d().articles.filter((a) => !a.draft).map((a) => `article:${a.id}`)].sort();
-  const stored = async (cid = id) => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [cid])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string, cid = id) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [cid, externalId])).rows[0];
+  const stored = async (cid = id) => storedIds(t.db, cid);
+  const doc = async (externalId: string, cid = id) => storedDocument(t.db, cid, externalId);
   const sync = (full: boolean, cid = id) => syncConnector(t, worker, cid, full);
   const ticket = (tid: number) => {
     const x = d().tickets.find((y) => y.id === tid);

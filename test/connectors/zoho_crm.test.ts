@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeZoho, seedZoho, startFakeZoho, type ZModule, type ZRecord } from '../fakes/zoho-crm.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, syncConnector } from './support.ts';
+import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const TYPE: Record<ZModule, string> = { Leads: 'lead', Contacts: 'contact', Accounts: 'account', Deals: 'deal', Notes: 'note' };
 
@@ -30,8 +30,8 @@ describe('zoho_crm connector against the fake Zoho CRM API v2', () => {
     (Object.entries(d().records) as [ZModule, ZRecord[]][])
       .flatMap(([m, rows]) => rows.map((r) => `${TYPE[m]}:${r.id}`))
       .sort();
-  const stored = async () => (await t.db.query<{ external_id: string }>('SELECT external_id FROM documents WHERE source_node = $1 ORDER BY 1', [id])).rows.map((r) => r.external_id);
-  const doc = async (externalId: string) => (await t.db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [id, externalId])).rows[0];
+  const stored = async () => storedIds(t.db, id);
+  const doc = async (externalId: string) => storedDocument(t.db, id, externalId);
   const sync = (full: boolean) => syncConnector(t, worker, id, full);
   const create = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: 'zoho_crm', display_name: 'Zoho', ...payload } });
   const first = (m: ZModule) => {
