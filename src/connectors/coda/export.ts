@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { abortableSleep } from '../kit/index.ts';
 import { type CodaCtx, codaJson, download } from './client.ts';
 
 const begin = z.object({ id: z.string(), status: z.string(), href: z.string().optional() });
@@ -7,20 +8,6 @@ const status = z.object({ id: z.string(), status: z.string(), downloadLink: z.st
 /** Waits between status polls: short first (most exports finish within a second), then every 2 s, 30 s in all. */
 const POLL_DELAYS_MS = [250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000];
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 export type ExportResult = { ok: true; markdown: string } | { ok: false; reason: string };
 
@@ -33,7 +20,7 @@ export async function exportPageMarkdown(ctx: CodaCtx, docId: string, pageId: st
   const path = `/docs/${encodeURIComponent(docId)}/pages/${encodeURIComponent(pageId)}/export`;
   const started = begin.parse(await codaJson<unknown>(ctx, path, { method: 'POST', json: { outputFormat: 'markdown' } }));
   for (const delay of [0, ...POLL_DELAYS_MS]) {
-    if (delay) await sleep(delay, ctx.signal);
+    if (delay) await abortableSleep(delay, ctx.signal);
     const s = status.parse(await codaJson<unknown>(ctx, `${path}/${encodeURIComponent(started.id)}`));
     if (s.status === 'complete' && s.downloadLink) return { ok: true, markdown: await download(ctx, s.downloadLink) };
     if (s.status === 'failed') return { ok: false, reason: `Coda could not export the page: ${s.error ?? 'export failed'}` };

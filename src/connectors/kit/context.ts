@@ -1,35 +1,22 @@
 import type { Logger } from 'pino';
-import type { AnyKind, SourceContext } from './contract.ts';
-import type { ConnectorDeps } from '../deps.ts';
-import { currentOAuthTokens } from '../oauth/flow.ts';
-import { type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
+import { timeoutSignal } from '../../platform/abort.ts';
 import type { Queryable } from '../../platform/db/executor.ts';
 import { issuesSentence } from '../../platform/errors.ts';
 import { NonRetriableError } from '../../platform/jobs/index.ts';
 import { maskSecrets, secretStrings } from '../../platform/secrets.ts';
+import type { ConnectorDeps } from '../deps.ts';
+import { currentOAuthTokens } from '../oauth/flow.ts';
+import { type ConnectorRecord, getConnector, updateConnectorFields } from '../store.ts';
+import type { AnyKind, SourceContext } from './contract.ts';
+import { findVendorError, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
 import { effectiveLimits, rateLimitDelayMs } from './limits.ts';
 import { blockConnector, takeConnectorToken, unlimited } from './rate-buckets.ts';
-import { findVendorError, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
-import { timeoutSignal } from '../../platform/abort.ts';
 
 export { findVendorError, rateLimitFromResponse } from './errors.ts';
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+export { abortableSleep } from './sleep.ts';
 
-export { sleep as abortableSleep };
+import { abortableSleep as sleep } from './sleep.ts';
 
 export interface AcquireOptions {
   /** Called when a wait is a vendor 429's block stored by any process (the sync engine shows `rate_limited`). */

@@ -29,6 +29,7 @@ export { authErrorMessage, findVendorError, rateLimitFromResponse, SourceSetting
 export { bearer, checkResponse, joinUrl, VendorHttpError, type VendorRequest, vendorFetch, vendorJson } from './http.ts';
 export { parseRetryAfter, rateLimitDelayMs } from './limits.ts';
 export { commonSettings, siteUrl } from './settings.ts';
+export { abortableSleep } from './sleep.ts';
 export { validateWith } from './validate.ts';
 export { constantTimeEqual } from '../../platform/secrets.ts';
 export { type FolderState, folderSettingsSchema, folderStateSchema, type ParsedFile, parseFile, parseHtml, scanFolder, SUPPORTED_EXTENSIONS, formatOf } from '../../documents/files/index.ts';
