@@ -74,10 +74,42 @@ export interface SourceIdentities {
   readonly groups?: readonly { readonly group_id: string; readonly members: readonly string[] }[];
 }
 
+/**
+ * One bucket of an AI provider's usage or cost report (the `llm_providers` group; docs/ai-usage.md). Stored apart from
+ * documents in `ai_usage` and read at `GET /v1/ai-usage`; re-reading the same bucket replaces the row with the same
+ * `record_id`, so a resumed or repeated sync never counts twice. Never a full API key: only the provider's redacted
+ * form or its id.
+ */
+export interface UsageRecord {
+  /** Unique within the connector and stable across syncs (e.g. `usage:completions:2026-11-20:proj_1:key_2:gpt-4.1`). */
+  readonly record_id: string;
+  /** `usage` = tokens/requests; `cost` = spend (providers report cost apart from usage). */
+  readonly kind: 'usage' | 'cost';
+  /** The UTC day the bucket starts, `YYYY-MM-DD`. */
+  readonly day: string;
+  /** Organization / workspace as the provider names it (id or name). */
+  readonly workspace?: string | null;
+  readonly project?: string | null;
+  /** The person: a lower-cased email where the provider gives one, else the provider's user id. */
+  readonly user?: string | null;
+  /** The API key's id or redacted form (`sk-...abcd`), never the secret. */
+  readonly api_key?: string | null;
+  readonly model?: string | null;
+  readonly requests?: number;
+  readonly input_tokens?: number;
+  readonly output_tokens?: number;
+  /** Spend in US dollars. */
+  readonly cost_usd?: number;
+  /** Anything else the provider reports (line item, service tier, cached tokens…). */
+  readonly metadata?: Record<string, unknown>;
+}
+
 export interface Page<P, Cur> {
   readonly documents: readonly SourceDocument[];
   /** Vendor accounts and group memberships read on this page (identity directory). */
   readonly identities?: SourceIdentities;
+  /** AI-provider usage and cost buckets read on this page (`llm_providers` kinds; stored in `ai_usage`). */
+  readonly usage?: readonly UsageRecord[];
   /** External ids the vendor reports as deleted (incremental). */
   readonly deleted?: readonly string[];
   /**

@@ -15,6 +15,7 @@ export type {
   Page,
   SourceAcl,
   SourceIdentities,
+  UsageRecord,
   SourceContext,
   SourceDocument,
   StoredRef,
