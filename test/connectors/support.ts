@@ -3,6 +3,9 @@ import type { App, AppDeps } from '../../src/http/index.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
 import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import type { Response as InjectResponse } from 'light-my-request';
+import type { Clock } from '../../src/platform/clock.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
 import { silentLog } from '../support/db.ts';
 
 /**
@@ -61,4 +64,60 @@ export async function storedIds(db: DatabaseExecutor, connectorId: string): Prom
 /** One stored document row of a connector (undefined when it has none with that external id). */
 export async function storedDocument(db: DatabaseExecutor, connectorId: string, externalId: string): Promise<Record<string, unknown> | undefined> {
   return (await db.query<Record<string, unknown>>('SELECT * FROM documents WHERE source_node = $1 AND external_id = $2', [connectorId, externalId])).rows[0];
+}
+
+/**
+ * One kind's test setup: a test app whose `ATRIUM_CONNECTOR_API_URLS[kind]` points at the kind's fake (plus any
+ * OAuth client), the scheduler off, a connector worker, and the helpers every kind test uses. New kind tests start
+ * here instead of repeating the setup.
+ */
+/** The connector record as GET /v1/connectors/{id} answers it (the fields kind tests read). */
+export interface ConnectorView {
+  readonly connector_id: string;
+  readonly status: string;
+  readonly status_reason: string | null;
+  readonly settings: Record<string, unknown>;
+  readonly sync_runs: readonly Record<string, unknown>[];
+  readonly [field: string]: unknown;
+}
+
+export interface KindHarness {
+  readonly t: TestApp;
+  readonly worker: Worker;
+  /** POST /v1/connectors for this kind (display name defaulted), as the admin key. */
+  create(payload: Record<string, unknown>): Promise<InjectResponse>;
+  /** GET /v1/connectors/{id} as the admin key. */
+  get(connectorId: string): Promise<ConnectorView>;
+  sync(connectorId: string, full: boolean): Promise<ConnectorView>;
+  stored(connectorId: string): Promise<string[]>;
+  doc(connectorId: string, externalId: string): Promise<Record<string, unknown> | undefined>;
+  close(): Promise<void>;
+}
+
+export async function kindHarness(
+  kind: string,
+  apiUrl: string,
+  opts: { env?: Record<string, string>; clock?: Clock; oauthClient?: Record<string, string> } = {},
+): Promise<KindHarness> {
+  const t = await createTestApp({
+    clock: opts.clock,
+    env: {
+      ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ [kind]: apiUrl }),
+      ATRIUM_SYNC_SCHEDULER: 'false',
+      ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
+      ...(opts.oauthClient ? { ATRIUM_OAUTH_CLIENTS: JSON.stringify({ [kind]: opts.oauthClient }) } : {}),
+      ...opts.env,
+    },
+  });
+  const worker = connectorWorker(t);
+  return {
+    t,
+    worker,
+    create: (payload) => t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: kind, display_name: kind, ...payload } }),
+    get: async (connectorId) => (await t.app.inject({ method: 'GET', url: `/v1/connectors/${connectorId}`, headers: t.admin })).json(),
+    sync: (connectorId, full) => syncConnector(t, worker, connectorId, full),
+    stored: (connectorId) => storedIds(t.db, connectorId),
+    doc: (connectorId, externalId) => storedDocument(t.db, connectorId, externalId),
+    close: () => t.close(),
+  };
 }
