@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { cosine, createUseProvider } from '../src/embeddings/index.ts';
 import { WorkerPool } from '../src/embeddings/use/pool.ts';
-import { startTsWorker } from '../src/embeddings/worker-thread.ts';
+import { startTsWorker } from '../src/platform/worker-thread.ts';
 
 const echo = (data: Record<string, unknown> = {}) => () => startTsWorker(new URL('./fixtures/echo-worker.ts', import.meta.url), data);
 

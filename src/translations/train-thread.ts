@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../platform/worker-thread.ts';
 import { decodeMap, type Mat, type PairMetrics, type TrainConfig, type TrainedPair } from '../vec2vec/index.ts';
 import type { TrainThreadInput, TrainThreadMessage } from './train-worker.ts';
 
@@ -23,10 +23,7 @@ export function trainInThread(
     const xs = Float32Array.from(x.data);
     const ys = Float32Array.from(y.data);
     const input: TrainThreadInput = { texts, rows: x.rows, sourceDim: x.cols, targetDim: y.cols, x: xs, y: ys, config };
-    const worker = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
-      workerData: { ...input, entry: new URL('./train-worker.ts', import.meta.url).href },
-      transferList: [xs.buffer, ys.buffer],
-    });
+    const worker = startTsWorker(new URL('./train-worker.ts', import.meta.url), { ...input }, { transferList: [xs.buffer, ys.buffer] });
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;

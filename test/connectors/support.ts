@@ -26,10 +26,6 @@ export function connectorWorker(t: { db: DatabaseExecutor; deps: AppDeps }, opts
   });
 }
 
-/**
- * Requests a sync of `connectorId` over HTTP, runs it to the end with `worker`, and returns how long it
- * took and its recorded run (counts). Throws unless the request was accepted and the run completed.
- */
 /** Requests a sync over HTTP (202 expected), runs the worker until the queue is empty, and returns the connector record. */
 export async function syncConnector(
   t: { app: App; admin: { authorization: string } },
@@ -43,6 +39,10 @@ export async function syncConnector(
   return (await t.app.inject({ method: 'GET', url: `/v1/connectors/${connectorId}`, headers: t.admin })).json();
 }
 
+/**
+ * Requests a sync of `connectorId` over HTTP, runs it to the end with `worker`, and returns how long it
+ * took and its recorded run (counts). Throws unless the request was accepted and the run completed.
+ */
 export async function timedSync(
   t: { app: App; admin: { authorization: string } },
   worker: Worker,

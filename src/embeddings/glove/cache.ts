@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { startTsWorker } from '../worker-thread.ts';
+import { startTsWorker } from '../../platform/worker-thread.ts';
 import { winkGlovePath } from './convert.ts';
 
 export const GLOVE_CACHE_FILE = 'glove-100d.i8.bin';

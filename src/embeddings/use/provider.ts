@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { EmbeddingProvider } from '../provider.ts';
 import { chunked } from '../vector.ts';
-import { startTsWorker } from '../worker-thread.ts';
+import { startTsWorker } from '../../platform/worker-thread.ts';
 import { WorkerPool } from './pool.ts';
 
 export const USE_MODEL_ID = 'builtin/use-lite-512d';
