@@ -262,9 +262,8 @@ export async function deleteDocuments(
   return deleteWhere(deps, input.tenantId, 'source_node = $2 AND external_id = ANY($3::text[])', [input.connectorId, [...input.externalIds]]);
 }
 
-/** Deletes every document of a connector (connector removal, full resync from scratch). */
 /**
- * Deletes every document of a source. `thenInTx` runs in the same transaction, under the tenant's write lock (the
+ * Deletes every document of a source (connector removal, full resync from scratch). `thenInTx` runs in the same transaction, under the tenant's write lock (the
  * connector's row is deleted there): a batch of that source written concurrently either lands before and is deleted
  * here, or finds the source gone (`requireSource`) and stores nothing.
  */

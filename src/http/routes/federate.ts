@@ -89,16 +89,16 @@ const remoteNode = z.object({ node_id: z.string(), name: z.string(), url: z.stri
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
 
-/**
- * Whether a node URL names this very instance (its public URL, the Host it was reached by, or a loopback address
- * on its port): registering it would return every local item twice. A name that resolves here through DNS or a
- * proxy is not detected.
- */
 /** A single header value (a repeated header is ignored). */
 function headerValue(v: string | string[] | undefined): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/**
+ * Whether a node URL names this very instance (its public URL, the Host it was reached by, or a loopback address
+ * on its port): registering it would return every local item twice. A name that resolves here through DNS or a
+ * proxy is not detected.
+ */
 function isThisInstance(deps: AppDeps, url: string, requestHost: string | undefined): boolean {
   const u = new URL(url);
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
