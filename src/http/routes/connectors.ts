@@ -16,7 +16,6 @@ import { requestSync } from '../../sync/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { connectorExtraRoutes } from './connectors-extra.ts';
 
 export const connectorListItem = z.object({
   connector_id: z.string(),
@@ -224,6 +223,4 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
       return { connector_id: c.id, status: c.status };
     },
   );
-
-  await connectorExtraRoutes(app, deps);
 }

@@ -2,6 +2,7 @@ import type { App } from '../app.ts';
 import type { AppDeps } from '../deps.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
+import { connectorIntegrationRoutes } from './connector-integrations.ts';
 import { connectorRoutes } from './connectors.ts';
 import { documentRoutes } from './documents.ts';
 import { embeddingRoutes } from './embeddings.ts';
@@ -20,6 +21,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await apiKeyRoutes(app, deps);
   await auditRoutes(app, deps);
   await connectorRoutes(app, deps);
+  await connectorIntegrationRoutes(app, deps);
   await documentRoutes(app, deps);
   await embeddingRoutes(app, deps);
   await federateRoutes(app, deps);

@@ -6,8 +6,8 @@ import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
-/** OAuth, webhooks and actions for connectors. */
-export async function connectorExtraRoutes(app: App, deps: AppDeps): Promise<void> {
+/** What connects a connector to its vendor beyond sync: the OAuth flow, signed webhook deliveries and actions. */
+export async function connectorIntegrationRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get(
     '/v1/connectors/:connector_type/oauth-url',
     {
