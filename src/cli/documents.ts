@@ -5,9 +5,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import { ensureTenant } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
-import { jsonlValues } from '../documents/eval/beir.ts';
 import { type EvalResult, type ModeResult, runEval } from '../documents/eval/run.ts';
-import { jsonlDocument } from '../documents/files/index.ts';
 import {
   type DocumentInput,
   type DocumentsDeps,
@@ -20,9 +18,11 @@ import {
   searchPassages,
   upsertDocuments,
 } from '../documents/index.ts';
+import { SUPPORTED_EXTENSIONS } from '../documents/files/index.ts';
 import { createProgress } from '../documents/progress.ts';
 import { createEmbeddingRegistry } from '../embeddings/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
+import { type DocumentSource, documentSourceFor } from './imports.ts';
 import { callService, type Service, type StorageTarget, storageFor, withStorage } from './storage.ts';
 
 const positiveInt = (v: string) => {
@@ -58,15 +58,41 @@ async function withDocuments<T>(target: StorageTarget, env: NodeJS.ProcessEnv, c
   });
 }
 
+interface IngestOptions {
+  source?: string;
+  tenant: string;
+  model?: string;
+  embed: boolean;
+  json?: boolean;
+  apiKey?: string;
+  idColumn?: string;
+  titleColumn?: string;
+  textColumn: string[];
+  urlColumn?: string;
+  authorColumn?: string;
+  dateColumn?: string;
+  slackUrl?: string;
+}
+
+/** Checks a document source whole (nothing is stored when one document is bad), with a progress line. */
+async function checkSource(docs: DocumentSource): Promise<number> {
+  const bar = createProgress('check');
+  const total = await docs.check((n) => bar.update(n, null));
+  bar.done(`check: ${docs.kind}, ${total} documents`);
+  for (const line of docs.notes()) process.stderr.write(`${line}\n`);
+  if (total === 0) throw new Error(`${docs.kind}: no documents in it, nothing stored`);
+  return total;
+}
+
 /** Documents per forwarded push request (the push API takes at most 1,000). */
 const PUSH_BATCH = 500;
 
 /**
- * `ingest <file.jsonl>` through the running service: the file is checked whole first, as locally, then pushed
+ * `ingest <file>` (JSONL, CSV, an export) through the running service: the file is checked whole first, as locally, then pushed
  * in batches to an `api` source: `--source`, or the one whose display name is the file's default source id
  * (created on the first run), so running it again updates the same documents.
  */
-async function ingestThroughService(service: Service, file: string, source: string | undefined, total: number) {
+async function ingestThroughService(service: Service, file: string, docs: DocumentSource, source: string | undefined, total: number) {
   const started = Date.now();
   let connectorId = source;
   if (!connectorId) {
@@ -90,7 +116,7 @@ async function ingestThroughService(service: Service, file: string, source: stri
     bar.update(n, total);
   };
   let batch: DocumentInput[] = [];
-  for await (const d of jsonlDocuments(file)) {
+  for await (const d of docs.documents()) {
     batch.push(d);
     if (batch.length === PUSH_BATCH) {
       await send(batch);
@@ -103,39 +129,6 @@ async function ingestThroughService(service: Service, file: string, source: stri
 }
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'source';
-
-/** Invalid lines listed in the error of a JSONL file before the rest are only counted. */
-const MAX_LISTED_ERRORS = 20;
-
-/**
- * Checks every line of a JSONL file of documents (`external_id` or `_id`/`id`, `title`, `content` or `text`,
- * the push API's optional fields) before anything is stored: one bad line refuses the whole file, as one bad
- * document refuses a whole push, and the error lists the bad lines. Returns the number of documents.
- */
-async function checkJsonl(file: string, onProgress: (n: number) => void): Promise<number> {
-  let n = 0;
-  let bad = 0;
-  const listed: string[] = [];
-  for await (const r of jsonlValues(file)) {
-    const d = 'error' in r ? { ok: false as const, message: r.error } : jsonlDocument(r.value);
-    if (d.ok) n++;
-    else if (++bad <= MAX_LISTED_ERRORS) listed.push(`  line ${r.line}: ${d.message}`);
-    onProgress(n + bad);
-  }
-  if (bad === 0) return n;
-  const more = bad > listed.length ? `\n  … and ${bad - listed.length} more` : '';
-  throw new Error(`${file}: ${bad} invalid line${bad > 1 ? 's' : ''}, nothing stored:\n${listed.join('\n')}${more}`);
-}
-
-/** The documents of a JSONL file that `checkJsonl` accepted. */
-async function* jsonlDocuments(file: string): AsyncGenerator<DocumentInput> {
-  for await (const r of jsonlValues(file)) {
-    const d = 'error' in r ? { ok: false as const, message: r.error } : jsonlDocument(r.value);
-    // Only when the file changed since it was checked.
-    if (!d.ok) throw new Error(`${file}:${r.line}: ${d.message}`);
-    yield d.document;
-  }
-}
 
 /** A stored connector's settings (`{}` when it has none), or undefined when there is no such connector. */
 async function storedSettings(deps: DocumentsDeps, tenant: string, id: string): Promise<Record<string, unknown> | undefined> {
@@ -194,32 +187,44 @@ async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, 
 export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEnv): void {
   program
     .command('ingest <target>')
-    .description('index a folder (Markdown, text, HTML, PDF, DOCX; incremental) or a JSONL file of documents')
+    .description(
+      'index a folder (Markdown, text, HTML, PDF, DOCX; incremental), a Slack export (zip or folder), a Notion or Confluence export zip, a CSV file or a JSONL file of documents',
+    )
     .option('--source <id>', 'connector id to store under (created if missing)')
     .option('--tenant <id>', 'tenant', 'default')
     .option('--model <id>', 'embedding model (default: ATRIUM_EMBEDDING_MODEL)')
     .option('--no-embed', 'full-text only; vectors can be made later by the server')
     .option('--json', 'print a JSON summary')
-    .option('--api-key <key>', "a key with connector:read and connector:write, to send a JSONL file through the running service (ATRIUM_API_KEY)")
-    .action(async (target: string, opts: { source?: string; tenant: string; model?: string; embed: boolean; json?: boolean; apiKey?: string }) => {
+    .option('--api-key <key>', 'a key with connector:read and connector:write, to send documents through the running service (ATRIUM_API_KEY)')
+    .option('--id-column <name>', 'CSV / JSONL: the column that is each document\'s id (default: the row number)')
+    .option('--title-column <name>', 'CSV / JSONL: the title column (default: the first column)')
+    .option('--text-column <name>', 'CSV / JSONL: a text column (repeatable; default: every other column, as "Column: value" lines)', collect, [] as string[])
+    .option('--url-column <name>', 'CSV / JSONL: the link column')
+    .option('--author-column <name>', 'CSV / JSONL: the author column')
+    .option('--date-column <name>', 'CSV / JSONL: the last-updated date column')
+    .option('--slack-url <url>', 'Slack export: the workspace URL (https://acme.slack.com), for message permalinks')
+    .action(async (target: string, opts: IngestOptions) => {
       const abs = path.resolve(target);
       const st = await fs.stat(abs).catch(() => null);
       if (!st) throw new InvalidArgumentError(`${target}: no such file or folder`);
-      const isJsonl = st.isFile() && /\.jsonl?$/i.test(abs);
-      if (!isJsonl && !st.isDirectory()) throw new InvalidArgumentError(`${target}: expected a folder or a .jsonl file of documents`);
+      const mapping = { id: opts.idColumn, title: opts.titleColumn, text: opts.textColumn, url: opts.urlColumn, author: opts.authorColumn, date: opts.dateColumn };
+      const docs = await documentSourceFor(abs, { mapping, teamUrl: opts.slackUrl }).catch((err: Error) => {
+        throw new InvalidArgumentError(err.message);
+      });
+      if (!docs && (opts.textColumn.length > 0 || Object.entries(mapping).some(([k, v]) => k !== 'text' && v !== undefined))) {
+        throw new InvalidArgumentError('the --*-column options map CSV and JSONL files, not a folder');
+      }
       const where = await storageFor(env, {
         command: 'ingest',
-        forward: isJsonl ? { permission: 'connector:write', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } : undefined,
-        whyNot: isJsonl ? undefined : 'a folder is scanned here, against the scan state stored with its source, which the service does not take over HTTP',
+        forward: docs ? { permission: 'connector:write', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } : undefined,
+        whyNot: docs ? undefined : 'a folder is scanned here, against the scan state stored with its source, which the service does not take over HTTP',
       });
       const service = where.service;
       const summary = service
         ? await (async () => {
             if (opts.tenant !== 'default') throw new InvalidArgumentError('--tenant: through the service, documents go to the API key\'s tenant');
-            const checkBar = createProgress('check');
-            const total = await checkJsonl(abs, (n) => checkBar.update(n, null));
-            checkBar.done(`check: ${total} documents`);
-            return ingestThroughService(service, abs, opts.source, total);
+            const total = await checkSource(docs as DocumentSource);
+            return ingestThroughService(service, abs, docs as DocumentSource, opts.source, total);
           })()
         : await withDocuments(where, env, 'ingest', opts.embed, async (deps) => {
         const tenantId = opts.tenant;
@@ -237,13 +242,11 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           unchanged += r.unchanged;
         };
         let connectorId: string;
-        if (isJsonl) {
+        if (docs) {
           connectorId = opts.source ?? (await defaultJsonlSource(deps, tenantId, abs));
-          // All or nothing: every line is checked (one fast read, which also gives the progress line a total)
-          // before the first document is stored.
-          const checkBar = createProgress('check');
-          const total = await checkJsonl(abs, (n) => checkBar.update(n, null));
-          checkBar.done(`check: ${total} documents`);
+          // All or nothing: every document is checked (one fast read, which also gives the progress line a total)
+          // before the first one is stored.
+          const total = await checkSource(docs);
           await ensureConnector(deps, tenantId, connectorId, 'api', { ingested_from: abs });
           if (!opts.source) {
             // Claims a bare-name source of an older CLI for this file (see defaultJsonlSource).
@@ -255,7 +258,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           }
           let batch: DocumentInput[] = [];
           let n = 0;
-          for await (const d of jsonlDocuments(abs)) {
+          for await (const d of docs.documents()) {
             batch.push(d);
             if (batch.length === 500) {
               await store(connectorId, batch);
@@ -276,7 +279,8 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
                 `Pass another --source (or none: each folder gets its own source), or delete source '${connectorId}' first (DELETE /v1/connectors/${connectorId}) to re-point it`,
             );
           }
-          const settings = await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
+          const existing = await storedSettings(deps, tenantId, connectorId);
+          const settings = existing ?? {};
           // The scan state is the source's sync cursor (what the server's own syncs keep), never one of its settings;
           // an older CLI kept it in settings.scan_state.
           const cursor = await deps.db.query<{ sync_cursor: unknown }>('SELECT sync_cursor FROM connectors WHERE tenant_id = $1 AND id = $2', [tenantId, connectorId]);
@@ -289,6 +293,13 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           });
           scanBar.done(`scan: ${scan.upserts.length + scan.unchanged + scan.errors.filter((e) => !e.path.endsWith('/')).length} files`);
           errors = scan.errors;
+          if (existing === undefined && scan.upserts.length === 0 && scan.unchanged === 0) {
+            const unreadable = scan.errors.length ? ` (${scan.errors.length} unreadable: ${scan.errors.slice(0, 3).map((e) => e.path).join(', ')})` : '';
+            throw new Error(
+              `${abs}: nothing to ingest${unreadable}. A folder is scanned for ${SUPPORTED_EXTENSIONS.join(' ')} files; a Slack export needs channels.json and users.json at its top; zips, CSV and JSONL files are ingested as files`,
+            );
+          }
+          await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
           unchanged += scan.unchanged;
           for (let i = 0; i < scan.upserts.length; i += 200) {
             await store(connectorId, scan.upserts.slice(i, i + 200));

@@ -49,7 +49,7 @@ describe('atrium ingest / search / eval', () => {
 
   it('says what is wrong when the target or an option is', async () => {
     assert.match(await fails(['ingest', path.join(dir, 'nope')]), /nope: no such file or folder/);
-    assert.match(await fails(['ingest', path.join(dir, 'folder', 'travel.txt')]), /expected a folder or a \.jsonl file/);
+    assert.match(await fails(['ingest', path.join(dir, 'folder', 'travel.txt')]), /expected a folder, a \.zip export/);
     assert.match(await fails(['search', 'x', '--mode', 'bogus']), /Allowed choices are hybrid, lexical, vector/);
   });
 
