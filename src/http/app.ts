@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
+import { API_REFERENCE_PREFIX, operationIdFor, tagFor } from './operation-ids.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   createJsonSchemaTransform,
@@ -78,12 +79,18 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
 
   // Every route states its permission; the OpenAPI document carries it and the standard error responses.
   app.addHook('onRoute', (route) => {
+    // The API reference's pages and assets (Swagger UI, registered in routes/system.ts) are public, like the document.
+    if (route.url === API_REFERENCE_PREFIX || route.url.startsWith(`${API_REFERENCE_PREFIX}/`)) route.config = { ...route.config, permission: 'public' };
     const permission = route.config?.permission;
     if (route.url.startsWith('/v1') && permission === undefined && !route.schema?.hide) {
       throw new Error(`route ${route.method} ${route.url} declares no permission`);
     }
     route.schema = route.schema ?? {};
     const schema = route.schema as Record<string, unknown>;
+    // Stable names and areas for client generators and the reference at /docs/api (operation-ids.ts).
+    const method = Array.isArray(route.method) ? route.method[0] : route.method;
+    schema.operationId ??= operationIdFor(String(method), route.url);
+    schema.tags ??= [tagFor(route.url)];
     if (permission && permission !== 'public') {
       schema.security = [{ bearerAuth: [] }, { sessionCookie: [] }];
       schema['x-permission'] = permission;

@@ -1,7 +1,9 @@
+import fastifySwaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
+import { API_REFERENCE_PREFIX } from '../operation-ids.ts';
 import { VERSION } from '../../platform/version.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
@@ -57,6 +59,16 @@ export async function systemRoutes(app: App, deps: AppDeps): Promise<void> {
     { config: { permission: 'public' }, schema: { summary: 'This OpenAPI 3 document', tags: ['system'], hide: true } },
     async () => app.swagger(),
   );
+
+  // The API reference, rendered in the browser from the document above by Swagger UI's bundled files: nothing is
+  // fetched from the network (no validator badge, no CDN). Public like the document it renders.
+  await app.register(fastifySwaggerUi, {
+    routePrefix: API_REFERENCE_PREFIX,
+    validatorUrl: false,
+    staticCSP: "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
+    uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayOperationId: true, tryItOutEnabled: false },
+    uiHooks: {},
+  });
 
   app.get('/metrics', { config: { permission: 'public' }, schema: { hide: true } }, async (_req, reply) => {
     reply.type(app.metrics.registry.contentType);
