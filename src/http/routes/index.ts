@@ -10,6 +10,7 @@ import { federateRoutes } from './federate.ts';
 import { identityRoutes } from './identity.ts';
 import { mcpRoutes } from './mcp.ts';
 import { meRoutes } from './me.ts';
+import { setupRoutes } from './setup.ts';
 import { ssoRoutes } from './sso.ts';
 import { systemRoutes } from './system.ts';
 import { vec2vecRoutes } from './vec2vec.ts';
@@ -28,6 +29,7 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await identityRoutes(app, deps);
   await meRoutes(app, deps);
   await mcpRoutes(app, deps);
+  await setupRoutes(app, deps);
   await ssoRoutes(app, deps);
   await vec2vecRoutes(app, deps);
   // Last: the console's catch-all GET /* must not shadow any API route.
