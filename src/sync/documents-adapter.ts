@@ -49,6 +49,8 @@ export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {
       await replaceGroupMembers(db, tenantId, connectorId, identities.groups ?? []);
     },
     usage: (input) => upsertUsage(deps().db, input),
-    usageSynced: ({ tenantId, connectorId }) => aiUsageSynced(deps().db, { tenantId, connectorId }),
+    async usageSynced({ tenantId, connectorId }) {
+      await aiUsageSynced(deps().db, { tenantId, connectorId });
+    },
   };
 }
