@@ -65,6 +65,16 @@ describe('AI-provider usage through the sync engine (a test-only llm_providers k
     assert.deepEqual(me.json().view.permission_groups, ['atrium:ai_usage']);
   });
 
+  it('the engine computes findings after each completed sync: the first sync was the baseline, a later new key is found', async () => {
+    const findings = async () => (await h.t.app.inject({ method: 'GET', url: '/v1/ai-usage/findings', headers: h.t.admin })).json().findings as { rule: string; provider: string; subject: string }[];
+    assert.deepEqual(await findings(), []);
+    fakeAi.usage.push({ record_id: 'usage:2026-11-26:key_b:gpt-4.1', kind: 'usage', day: '2026-11-26', api_key: 'key_b', model: 'gpt-4.1', user: 'ada@acme.test', requests: 1 });
+    await h.sync(id, false);
+    assert.deepEqual((await findings()).map((f) => [f.rule, f.provider, f.subject]), [['new_api_key', 'fakeai', 'key_b']]);
+    await h.sync(id, false);
+    assert.equal((await findings()).length, 1);
+  });
+
   it('deleting the connector deletes its usage rows', async () => {
     const r = await h.t.app.inject({ method: 'DELETE', url: `/v1/connectors/${id}`, headers: h.t.admin });
     assert.ok(r.statusCode < 300, r.body);
