@@ -18,6 +18,16 @@ const text = z
   .nullish()
   .transform((s) => (s ? s.replaceAll('\u0000', '') : null));
 
+/** A whole secret key (`sk-` and 24+ key characters, no redaction mark): what a bucket must never hold. */
+const FULL_SECRET = /^(sk-(?:ant-|proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{24,}$/;
+
+/** A safety net under the kinds: an API key that looks like a whole secret is stored redacted (`sk-…abcd`). */
+export function redactedKey(key: string | null): string | null {
+  if (key === null) return null;
+  const m = FULL_SECRET.exec(key);
+  return m ? `${m[1]}…${key.slice(-4)}` : key;
+}
+
 /** A UsageRecord as a kind returns it, checked before it is stored (a bad bucket fails the sync with a sentence). */
 export const usageRecordSchema = z.object({
   record_id: z.string().min(1).max(1024),
@@ -29,7 +39,7 @@ export const usageRecordSchema = z.object({
   workspace: text,
   project: text,
   user: text,
-  api_key: text,
+  api_key: text.transform(redactedKey),
   model: text,
   requests: count.optional().default(0),
   input_tokens: count.optional().default(0),

@@ -68,6 +68,22 @@ export function usageStorageSuite(name: string, open: () => Promise<{ db: Databa
       assert.equal((await rows('oa2')).length, 1);
     });
 
+    it('never stores a whole secret key: one that looks like it is kept redacted', async () => {
+      await upsertUsage(db, {
+        tenantId: T,
+        connectorId: 'oa2',
+        provider: 'openai',
+        records: [
+          { record_id: 'k1', kind: 'usage', day: '2026-11-21', api_key: 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789wxyz' },
+          { record_id: 'k2', kind: 'usage', day: '2026-11-21', api_key: 'sk-...abcd' },
+          { record_id: 'k3', kind: 'usage', day: '2026-11-21', api_key: 'key_AbCdEfGhIjKlMnOpQrStUvWxYz' },
+        ],
+      });
+      const keys = (await rows('oa2')).filter((r) => String(r.record_id).startsWith('k')).map((r) => r.api_key);
+      assert.deepEqual(keys, ['sk-proj-…wxyz', 'sk-...abcd', 'key_AbCdEfGhIjKlMnOpQrStUvWxYz']);
+      await db.query(`DELETE FROM ai_usage WHERE connector_id = 'oa2' AND record_id LIKE 'k%'`);
+    });
+
     it('deleting the connector deletes its usage rows', async () => {
       await db.query('DELETE FROM connectors WHERE id = $1', ['oa2']);
       assert.equal((await rows('oa2')).length, 0);
