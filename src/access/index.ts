@@ -15,5 +15,5 @@ export {
   upsertBootstrapKey,
 } from './api-keys.ts';
 export { issueSetupCode, redeemSetupCode, SETUP_CODE_TTL_MS, setupRequired } from './setup.ts';
-export { can, PERMISSIONS, type Permission, type Principal, ROLE_PERMISSIONS, ROLES, type Role } from './permissions.ts';
+export { AI_USAGE_GROUP, can, PERMISSIONS, permissionGroups, type Permission, type Principal, ROLE_PERMISSIONS, ROLES, type Role } from './permissions.ts';
 export { createFailureThrottle, createTokenBucketLimiter, type FailureThrottle, type RateLimiter } from './rate-limit.ts';

@@ -81,7 +81,7 @@ describe('web console static route', () => {
       permissions: ['query', 'connector:read'],
       identity: null,
       // A service key (no person bound): retrieval shows it only what everyone may read.
-      view: { acting: false, email: null, idp_groups: [], kind: 'service', vendor_accounts: [], vendor_groups: [] },
+      view: { acting: false, email: null, idp_groups: [], kind: 'service', vendor_accounts: [], vendor_groups: [], permission_groups: [] },
     });
     const anon = await t.app.inject({ method: 'GET', url: '/v1/me' });
     assert.equal(anon.statusCode, 401);
