@@ -10,6 +10,9 @@ export const Ops = {
   authThrottled: 'auth.failed_attempts_throttled',
   aclBypassed: 'acl.bypassed',
   identityMapped: 'identity.mapped',
+  /** An AI-usage finding (docs/ai-usage.md), recorded once when first detected. */
+  aiUsageFinding: 'ai_usage.finding',
+  aiUsagePolicyUpdated: 'ai_usage.policy_updated',
   connectorCreated: 'connector.created',
   connectorDeleted: 'connector.deleted',
   connectorPaused: 'connector.paused',

@@ -1,5 +1,6 @@
 import type { App } from '../app.ts';
 import type { AppDeps } from '../deps.ts';
+import { aiUsageRoutes } from './ai-usage.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { connectorRoutes } from './connectors.ts';
@@ -17,6 +18,7 @@ import { webRoutes } from './web.ts';
 /** Every route module, registered in one place. */
 export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await systemRoutes(app, deps);
+  await aiUsageRoutes(app, deps);
   await apiKeyRoutes(app, deps);
   await auditRoutes(app, deps);
   await connectorRoutes(app, deps);
