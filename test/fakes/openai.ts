@@ -94,6 +94,8 @@ export interface FakeOpenAI {
   readonly fake: VendorFake;
   /** Query strings of usage and costs requests, in order (what a test asserts the window and grouping with). */
   readonly usageQueries: { path: string; query: URLSearchParams }[];
+  /** Page caps (objects per list page, buckets per usage page), changeable between syncs. */
+  readonly caps: { listCap?: number; bucketCap?: number };
   /** An audit event now-ish (one second after the latest), returning it. */
   addAudit(type: string, detail: Record<string, unknown>, actorEmail?: string): OAudit;
   close(): Promise<void>;
@@ -365,6 +367,7 @@ export async function startFakeOpenAI(data: OpenAIData = seedOpenAI(), opts: { l
     data,
     fake,
     usageQueries,
+    caps: opts,
     addAudit(type, detail, actorEmail = 'ada@acme.test') {
       const latest = Math.max(...data.audit.map((e) => e.effective_at));
       const user = data.users.find((u) => u.email.toLowerCase() === actorEmail.toLowerCase());

@@ -302,7 +302,7 @@ export function usageRecord(type: UsageType, day: string, r: UsageResult, dir: D
     user_id: r.user_id ?? null,
     api_key_id: r.api_key_id ?? null,
   };
-  if (r.api_key_id && dir.keys[r.api_key_id]?.name) metadata.api_key_name = dir.keys[r.api_key_id]?.name;
+  if (r.api_key_id && dir.keys[r.api_key_id]) Object.assign(metadata, { api_key_redacted: dir.keys[r.api_key_id]?.redacted, api_key_name: dir.keys[r.api_key_id]?.name });
   for (const k of ['input_cached_tokens', 'input_audio_tokens', 'output_audio_tokens', 'images', 'characters', 'seconds', 'usage_bytes'] as const) if (typeof r[k] === 'number') metadata[k] = r[k];
   if (typeof r.batch === 'boolean') metadata.batch = r.batch;
   return {
@@ -312,7 +312,8 @@ export function usageRecord(type: UsageType, day: string, r: UsageResult, dir: D
     workspace,
     project: projectLabel(dir, r.project_id),
     user: userLabel(dir, r.user_id),
-    api_key: keyLabel(dir, r.api_key_id),
+    // The key's id: stable for findings and allow-lists even after the key is deleted (its redacted form is in metadata).
+    api_key: r.api_key_id ?? null,
     model: r.model ?? null,
     requests: n(r.num_model_requests),
     input_tokens: n(r.input_tokens),
@@ -330,11 +331,12 @@ export function costRecord(day: string, r: UsageResult, dir: Directory, workspac
     workspace,
     project: projectLabel(dir, r.project_id),
     user: null,
-    api_key: keyLabel(dir, r.api_key_id),
+    api_key: r.api_key_id ?? null,
     model: null,
     cost_usd: n(r.amount?.value),
     metadata: {
       line_item: r.line_item ?? null,
+      ...(r.api_key_id && dir.keys[r.api_key_id] ? { api_key_redacted: dir.keys[r.api_key_id]?.redacted } : {}),
       project_id: r.project_id ?? null,
       api_key_id: r.api_key_id ?? null,
       currency: r.amount?.currency ?? 'usd',
