@@ -298,7 +298,7 @@ export async function startFakeOpenAI(data: OpenAIData = seedOpenAI(), opts: { l
   fake.route('GET', '/organization/audit_logs', (req) => {
     const q = req.query;
     const bound = (name: string) => (q.get(`effective_at[${name}]`) === null ? null : Number(q.get(`effective_at[${name}]`)));
-    const [gte, gt, lte, lt] = ['gte', 'gt', 'lte', 'lt'].map(bound);
+    const [gte, gt, lte, lt] = [bound('gte'), bound('gt'), bound('lte'), bound('lt')];
     const types = q.getAll('event_types[]');
     const events = [...data.audit]
       .filter((e) => (gte === null || e.effective_at >= gte) && (gt === null || e.effective_at > gt) && (lte === null || e.effective_at <= lte) && (lt === null || e.effective_at < lt))
