@@ -22,6 +22,7 @@ import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { mondayKind } from './monday/index.ts';
 import { notionKind } from './notion/index.ts';
+import { openaiKind } from './openai/index.ts';
 import { outlookKind } from './outlook/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
 import { pipedriveKind } from './pipedrive/index.ts';
@@ -55,6 +56,7 @@ const KINDS: readonly AnyKind[] = [
   linearKind as AnyKind,
   mondayKind as AnyKind,
   notionKind as AnyKind,
+  openaiKind as AnyKind,
   outlookKind as AnyKind,
   pipedriveKind as AnyKind,
   salesforceKind as AnyKind,
