@@ -44,7 +44,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--host <host>', 'address to bind (HOST)')
     .action(async (opts: { role: string; port?: string; host?: string }) => {
       const config = loadConfig({ ...env, ATRIUM_ROLE: opts.role, PORT: opts.port ?? env.PORT, HOST: opts.host ?? env.HOST });
-      const log = createLogger({ level: config.logLevel });
+      const log = createLogger({ level: config.logLevel, format: config.logFormat });
       await serve(config, log);
     });
 

@@ -32,6 +32,7 @@ export const configSchema = z.object({
   ATRIUM_DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   ATRIUM_ADMIN_API_KEY: z.string().min(16).optional(),
   ATRIUM_SECRET_KEY: z.string().optional(),
   ATRIUM_PUBLIC_URL: z.string().url().optional(),
@@ -105,6 +106,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly storage: 'pglite' | 'postgres';
   readonly logLevel: RawConfig['LOG_LEVEL'];
+  /** `auto`: readable lines on a terminal, JSON otherwise (LOG_FORMAT). */
+  readonly logFormat: RawConfig['LOG_FORMAT'];
   readonly adminApiKey: string | undefined;
   readonly secretKey: string | undefined;
   readonly publicUrl: string;
@@ -180,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: c.DATABASE_URL,
     storage: c.DATABASE_URL ? 'postgres' : 'pglite',
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     adminApiKey: c.ATRIUM_ADMIN_API_KEY,
     secretKey: c.ATRIUM_SECRET_KEY,
     publicUrl: (c.ATRIUM_PUBLIC_URL ?? `http://${shownHost}:${c.PORT}`).replace(/\/$/, ''),

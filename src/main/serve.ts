@@ -1,5 +1,8 @@
+import path from 'node:path';
+import { issueSetupCode } from '../access/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../platform/log.ts';
+import { startBanner } from './banner.ts';
 import { createRuntime } from './runtime.ts';
 
 /**
@@ -22,15 +25,30 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   }
   // The CLI finds this service through the data folder's lock: the address it listens on, from this machine.
   const addr = rt.app.server.address();
+  let localUrl = config.publicUrl;
   if (addr && typeof addr === 'object') {
     const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    await rt.deps.db.announceUrl?.(`http://${host}:${addr.port}`);
+    localUrl = `http://${host}:${addr.port}`;
+    await rt.deps.db.announceUrl?.(localUrl);
   }
+  // Only a process that serves the console offers the first-run link (in production, any API process: the code is
+  // stored, so the link works on whichever one the browser reaches).
+  const setup = config.role !== 'worker' ? await issueSetupCode(rt.deps.db, new Date()) : null;
+  process.stderr.write(
+    startBanner({ url: config.port === 0 ? localUrl : config.publicUrl, role: config.role, storage: config.storage, dataDir: config.storage === 'pglite' ? path.resolve(config.dataDir) : undefined, setup }),
+  );
   if (config.role !== 'api') rt.worker.start();
   // Load the default embedding model in the background: startup does not wait for it.
   void rt.embeddings.warmUp();
   log.info(
-    { role: config.role, storage: config.storage, url: config.publicUrl, dataDir: config.storage === 'pglite' ? config.dataDir : undefined, startupMs: Date.now() - started },
+    {
+      role: config.role,
+      storage: config.storage,
+      url: config.publicUrl,
+      dataDir: config.storage === 'pglite' ? path.resolve(config.dataDir) : undefined,
+      setupRequired: setup !== null,
+      startupMs: Date.now() - started,
+    },
     'atrium started',
   );
 

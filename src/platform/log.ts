@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 /** Paths pino blanks out wherever they appear: credentials never reach a log line. */
 export const REDACT_PATHS = [
@@ -61,7 +62,13 @@ interface LoggedRequest {
   readonly socket?: { remotePort?: number };
 }
 
-export function createLogger(opts: { level: string; destination?: pino.DestinationStream }): Logger {
+/**
+ * The process logger. `format`: `json` (one object a line, for collectors), `pretty` (readable lines), or `auto`
+ * (readable on a terminal, JSON when stdout is a pipe or file); only without an explicit `destination`.
+ */
+export function createLogger(opts: { level: string; destination?: pino.DestinationStream; format?: 'auto' | 'json' | 'pretty' }): Logger {
+  const readable = !opts.destination && (opts.format === 'pretty' || (opts.format === 'auto' && process.stdout.isTTY === true));
+  const destination = readable ? pretty({ sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' }) : opts.destination;
   return pino(
     {
       level: opts.level,
@@ -79,7 +86,7 @@ export function createLogger(opts: { level: string; destination?: pino.Destinati
       },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    opts.destination,
+    destination,
   );
 }
 

@@ -7,6 +7,7 @@ import { ConnectorsPage } from './pages/connectors.tsx';
 import { DocumentPage } from './pages/document.tsx';
 import { McpPage } from './pages/mcp.tsx';
 import { SearchPage } from './pages/search.tsx';
+import { SetupPage } from './pages/setup.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SsoPage } from './pages/sso.tsx';
 import { TranslationsPage } from './pages/translations.tsx';
@@ -39,6 +40,8 @@ function route(pathname: string): { page: ReactNode; nav: string } {
     case '/search':
       return { page: <SearchPage />, nav: '/search' };
     case '/connectors':
+    // Just signed in on the setup page: connecting a source is the next step.
+    case '/setup':
       return { page: <ConnectorsPage />, nav: '/connectors' };
     case '/translations':
       return { page: <TranslationsPage />, nav: '/translations' };
@@ -84,7 +87,7 @@ export function App() {
   const session = useSession();
   const { pathname } = useLocation();
   if (session.checking) return <Loading label="Checking your sign-in…" />;
-  if (!session.me) return <SignInPage />;
+  if (!session.me) return pathname === '/setup' ? <SetupPage /> : <SignInPage />;
   const me = session.me;
   const { page, nav } = route(pathname);
   return (
