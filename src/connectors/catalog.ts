@@ -6,6 +6,7 @@ import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
+import { discordKind } from './discord/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
 import { boxKind } from './box/index.ts';
 import { clickupKind } from './clickup/index.ts';
@@ -42,6 +43,7 @@ const KINDS: readonly AnyKind[] = [
   clickupKind as AnyKind,
   codaKind as AnyKind,
   confluenceKind as AnyKind,
+  discordKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
