@@ -77,7 +77,7 @@ describe('discord connector against the fake Discord REST API', () => {
     const answer = await h.doc(id, `msg:${forum.id}:${forum.messages[1]?.id}`);
     assert.equal(answer?.title, '#help › How do I reset my API key? — Ada Lovelace');
     assert.equal(answer?.document_type, 'thread_message');
-    assert.equal((answer?.metadata as Record<string, unknown>).channel_id, channel('help').id);
+    assert.equal((answer?.metadata as Record<string, unknown> | undefined)?.channel_id, channel('help').id);
   });
 
   it('an incremental sync reads only channels and threads with newer messages, from the stored id (after=)', async () => {
