@@ -31,6 +31,7 @@ import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
 import { trelloKind } from './trello/index.ts';
 import { zohoCrmKind } from './zoho_crm/index.ts';
+import { zulipKind } from './zulip/index.ts';
 import { zendeskKind } from './zendesk/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
@@ -66,6 +67,7 @@ const KINDS: readonly AnyKind[] = [
   trelloKind as AnyKind,
   zendeskKind as AnyKind,
   zohoCrmKind as AnyKind,
+  zulipKind as AnyKind,
 ];
 
 const byType = new Map<string, AnyKind>();
