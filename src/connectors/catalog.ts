@@ -21,6 +21,7 @@ import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
+import { mattermostKind } from './mattermost/index.ts';
 import { mondayKind } from './monday/index.ts';
 import { notionKind } from './notion/index.ts';
 import { outlookKind } from './outlook/index.ts';
@@ -56,6 +57,7 @@ const KINDS: readonly AnyKind[] = [
   intercomKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
+  mattermostKind as AnyKind,
   mondayKind as AnyKind,
   notionKind as AnyKind,
   outlookKind as AnyKind,
