@@ -6,6 +6,7 @@ import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
+import { discordKind } from './discord/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
 import { boxKind } from './box/index.ts';
 import { clickupKind } from './clickup/index.ts';
@@ -20,6 +21,7 @@ import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
+import { mattermostKind } from './mattermost/index.ts';
 import { mondayKind } from './monday/index.ts';
 import { notionKind } from './notion/index.ts';
 import { openaiKind } from './openai/index.ts';
@@ -31,6 +33,7 @@ import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
 import { trelloKind } from './trello/index.ts';
 import { zohoCrmKind } from './zoho_crm/index.ts';
+import { zulipKind } from './zulip/index.ts';
 import { zendeskKind } from './zendesk/index.ts';
 
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
@@ -43,6 +46,7 @@ const KINDS: readonly AnyKind[] = [
   clickupKind as AnyKind,
   codaKind as AnyKind,
   confluenceKind as AnyKind,
+  discordKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
@@ -54,6 +58,7 @@ const KINDS: readonly AnyKind[] = [
   intercomKind as AnyKind,
   jiraKind as AnyKind,
   linearKind as AnyKind,
+  mattermostKind as AnyKind,
   mondayKind as AnyKind,
   notionKind as AnyKind,
   openaiKind as AnyKind,
@@ -66,6 +71,7 @@ const KINDS: readonly AnyKind[] = [
   trelloKind as AnyKind,
   zendeskKind as AnyKind,
   zohoCrmKind as AnyKind,
+  zulipKind as AnyKind,
 ];
 
 const byType = new Map<string, AnyKind>();

@@ -26,6 +26,9 @@ const OWN_SUITE: Record<string, string> = { filesystem: 'test/connectors/filesys
  */
 const NO_VENDOR_OAUTH: Record<string, string> = {
   coda: "Coda's REST API authenticates with API tokens only; Coda's OAuth 2.0 is for Packs calling other services (coda.io/developers/apis/v1 § Authentication)",
+  discord:
+    "Discord's OAuth 2.0 `bot` scope only adds the bot to a guild: the token it answers is the installing user's and cannot read channel messages; the bot token comes from the Developer Portal (discord.com/developers/docs/topics/oauth2 § Bot Authorization Flow)",
+  zulip: "Zulip's REST API authenticates with an email and API key (HTTP Basic); a Zulip server is no OAuth 2.0 provider for third-party apps, its OAuth is for signing in with GitHub, Google… (zulip.com/api/api-keys)",
 };
 
 describe('connector contract: coverage', () => {
