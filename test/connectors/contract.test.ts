@@ -26,6 +26,8 @@ const OWN_SUITE: Record<string, string> = { filesystem: 'test/connectors/filesys
  */
 const NO_VENDOR_OAUTH: Record<string, string> = {
   coda: "Coda's REST API authenticates with API tokens only; Coda's OAuth 2.0 is for Packs calling other services (coda.io/developers/apis/v1 § Authentication)",
+  discourse:
+    "Discourse's API authenticates with Api-Key + Api-Username headers; its User API keys come from Discourse's own handshake (an RSA public key, a nonce and an encrypted payload returned to auth_redirect: meta.discourse.org/t/48536), not an OAuth 2.0 authorization-code flow",
 };
 
 describe('connector contract: coverage', () => {
