@@ -19,6 +19,7 @@ import { googleDriveKind } from './google_drive/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
 import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
+import { gitbookKind } from './gitbook/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { mondayKind } from './monday/index.ts';
@@ -47,6 +48,7 @@ const KINDS: readonly AnyKind[] = [
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
+  gitbookKind as AnyKind,
   gitlabKind as AnyKind,
   gmailKind as AnyKind,
   googleCalendarKind as AnyKind,
