@@ -147,6 +147,20 @@ describe('discourse connector against the fake Discourse API', () => {
     }
   });
 
+  it('a key revoked while topics are read fails the sync as an auth error instead of deleting the topics', async () => {
+    forum.reply(12, 'ada', 'One more data point.');
+    const before = await h.stored(id);
+    forum.revokeForTopics = true;
+    try {
+      const c = await h.sync(id, false);
+      assert.equal(c.status, 'error', JSON.stringify(c));
+      assert.match(String(c.status_reason), /rejected the credentials: Discourse answered 403 .*API username or key is invalid/);
+      assert.deepEqual(await h.stored(id), before, 'nothing deleted');
+    } finally {
+      forum.revokeForTopics = false;
+    }
+  });
+
   it('is in the catalogue as productivity with API-key auth only (Discourse has no OAuth 2.0 for its API)', async () => {
     const cat = (await h.t.app.inject({ method: 'GET', url: '/v1/connectors/catalog', headers: h.t.admin })).json();
     const entry = cat.connectors.find((c: { connector_type: string }) => c.connector_type === 'discourse');

@@ -56,6 +56,8 @@ export interface FakeDiscourse {
   readonly fake: VendorFake;
   /** Whether 429 answers carry `Retry-After` (default true); without it only the body's `extras.wait_seconds` says how long. */
   retryAfterHeader: boolean;
+  /** The key is refused on topic reads only (revoked after the lists were read): Discourse's 403 `invalid_access`. */
+  revokeForTopics: boolean;
   topic(id: number): DTopic;
   /** A new topic (and its first post), bumped now. */
   addTopic(categoryId: number, title: string, text: string): DTopic;
@@ -158,7 +160,7 @@ export async function startFakeDiscourse(data: DiscourseData = seedDiscourse(), 
   const apiKey = '714552c6148e1617aeab526d0606184b94a80ec048fc09894ff1a72b740c5f19';
   const username = 'system';
   const perPage = opts.perPage ?? 30;
-  const state = { retryAfterHeader: true };
+  const state = { retryAfterHeader: true, revokeForTopics: false };
   const chunk = opts.chunk ?? 20;
   const invalidAccess: FakeReply = {
     status: 403,
@@ -294,6 +296,7 @@ export async function startFakeDiscourse(data: DiscourseData = seedDiscourse(), 
   fake.route('GET', '/latest.json', latest);
   fake.route('GET', '/latest', (req) => (String(req.headers.accept).includes('application/json') ? latest(req) : { status: 200, body: '<html>latest</html>' }));
   fake.route('GET', '/t/:file', (req) => {
+    if (state.revokeForTopics) return invalidAccess;
     const t = data.topics.find((x) => x.id === Number(stripJson(req.params.file)));
     // Deleted topics are 404 for everyone but staff, who see them with `deleted_at`.
     if (!t || !readable(req, t) || (t.deleted_at && !isAdmin(req))) return notFound;
@@ -360,6 +363,12 @@ export async function startFakeDiscourse(data: DiscourseData = seedDiscourse(), 
     },
     set retryAfterHeader(v: boolean) {
       state.retryAfterHeader = v;
+    },
+    get revokeForTopics() {
+      return state.revokeForTopics;
+    },
+    set revokeForTopics(v: boolean) {
+      state.revokeForTopics = v;
     },
     topic,
     addTopic(categoryId, title, text) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkResponse, joinUrl, type SourceContext, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
+import { checkResponse, joinUrl, type SourceContext, VendorAuthError, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
 import type { DiscourseCredentials, DiscourseSettings } from './schemas.ts';
 
 export type DiscourseCtx = SourceContext<DiscourseCredentials, DiscourseSettings>;
@@ -45,7 +45,12 @@ export async function discourseJson<T>(ctx: DiscourseCtx, pathOrUrl: string, opt
   });
   if (res.status === 429) throw await rateLimited(res);
   if (opts.missingOk && (res.status === 404 || res.status === 403 || res.status === 410)) {
-    await res.body?.cancel().catch(() => {});
+    const text = await res.text().catch(() => '');
+    // Discourse answers a revoked key with the same 403 `invalid_access` as a topic the user may not read: only the
+    // message tells them apart, and a bad key must not turn every topic into a deletion.
+    if (res.status === 403 && /API username or key is invalid/i.test(text)) {
+      throw new VendorAuthError(`Discourse answered 403 (${text.replace(/\s+/g, ' ').trim().slice(0, 300)}): ${HINT}`);
+    }
     return null;
   }
   await checkResponse(res, { vendor: 'Discourse', authHint: HINT });
