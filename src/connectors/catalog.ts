@@ -5,6 +5,7 @@ import { asanaKind } from './asana/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
+import { discourseKind } from './discourse/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
 import { discordKind } from './discord/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
@@ -16,9 +17,11 @@ import { githubKind } from './github/index.ts';
 import { gmailKind } from './gmail/index.ts';
 import { googleCalendarKind } from './google_calendar/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
+import { guruKind } from './guru/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
 import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
+import { gitbookKind } from './gitbook/index.ts';
 import { gitlabKind } from './gitlab/index.ts';
 import { linearKind } from './linear/index.ts';
 import { mattermostKind } from './mattermost/index.ts';
@@ -47,13 +50,16 @@ const KINDS: readonly AnyKind[] = [
   codaKind as AnyKind,
   confluenceKind as AnyKind,
   discordKind as AnyKind,
+  discourseKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
+  gitbookKind as AnyKind,
   gitlabKind as AnyKind,
   gmailKind as AnyKind,
   googleCalendarKind as AnyKind,
   googleDriveKind as AnyKind,
+  guruKind as AnyKind,
   hubspotKind as AnyKind,
   intercomKind as AnyKind,
   jiraKind as AnyKind,

@@ -29,6 +29,8 @@ const NO_VENDOR_OAUTH: Record<string, string> = {
   discord:
     "Discord's OAuth 2.0 `bot` scope only adds the bot to a guild: the token it answers is the installing user's and cannot read channel messages; the bot token comes from the Developer Portal (discord.com/developers/docs/topics/oauth2 § Bot Authorization Flow)",
   zulip: "Zulip's REST API authenticates with an email and API key (HTTP Basic); a Zulip server is no OAuth 2.0 provider for third-party apps, its OAuth is for signing in with GitHub, Google… (zulip.com/api/api-keys)",
+  discourse:
+    "Discourse's API authenticates with Api-Key + Api-Username headers; its User API keys come from Discourse's own handshake (an RSA public key, a nonce and an encrypted payload returned to auth_redirect: meta.discourse.org/t/48536), not an OAuth 2.0 authorization-code flow",
 };
 
 describe('connector contract: coverage', () => {
