@@ -29,6 +29,7 @@ import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
 import { trelloKind } from './trello/index.ts';
+import { webKind } from './web/index.ts';
 import { zohoCrmKind } from './zoho_crm/index.ts';
 import { zendeskKind } from './zendesk/index.ts';
 
@@ -62,6 +63,7 @@ const KINDS: readonly AnyKind[] = [
   slackKind as AnyKind,
   teamsKind as AnyKind,
   trelloKind as AnyKind,
+  webKind as AnyKind,
   zendeskKind as AnyKind,
   zohoCrmKind as AnyKind,
 ];

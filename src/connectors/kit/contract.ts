@@ -52,6 +52,12 @@ export interface SourceContext<C, S> {
   readonly apiBaseUrl: string | undefined;
   /** fetch that waits for the connector's token bucket and throws `VendorRateLimitedError` on 429. */
   readonly fetch: typeof fetch;
+  /**
+   * Checks a URL the kind builds from tenant input (a crawled page, a feed) against the service's egress policy
+   * (ATRIUM_EGRESS_ALLOW / ATRIUM_EGRESS_DENY_PRIVATE) before it is fetched; throws EgressDeniedError. `fetch` does not
+   * check it: kinds that follow tenant-supplied URLs call this first (and follow no redirect unchecked).
+   */
+  readonly checkEgress?: (url: string) => Promise<void>;
   /** Waits for a token of the connector's bucket (for SDKs that do not take a custom fetch). */
   readonly acquire: () => Promise<void>;
   readonly signal: AbortSignal;
