@@ -40,7 +40,10 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 export async function startFakeWebSite(): Promise<FakeWebSite> {
   const fake = new VendorFake({ name: 'web-site', rateLimited: () => ({ status: 429, body: 'Too Many Requests', headers: { 'content-type': 'text/plain' } }) });
   let clock = Date.parse('2026-10-01T08:00:00Z');
-  const tick = () => new Date((clock += 60_000));
+  const tick = () => {
+    clock += 60_000;
+    return new Date(clock);
+  };
   const pages = new Map<string, SitePage>();
   const redirects = new Map<string, string>();
   const add = (path: string, p: Omit<SitePage, 'modified'>) => pages.set(path, { ...p, modified: tick() });

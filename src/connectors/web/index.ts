@@ -11,7 +11,7 @@ import { crawlScope } from './url.ts';
  */
 export const webKind: KindDefinition<WebCredentials, WebSettings, WebCursor, WebPage> = {
   type: 'web',
-  displayName: 'Website (crawler)',
+  displayName: 'Website crawler',
   category: 'web',
   group: 'productivity',
   authTypes: ['none'],
