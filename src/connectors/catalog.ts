@@ -25,6 +25,7 @@ import { notionKind } from './notion/index.ts';
 import { outlookKind } from './outlook/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
 import { pipedriveKind } from './pipedrive/index.ts';
+import { rssKind } from './rss/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
@@ -58,6 +59,7 @@ const KINDS: readonly AnyKind[] = [
   notionKind as AnyKind,
   outlookKind as AnyKind,
   pipedriveKind as AnyKind,
+  rssKind as AnyKind,
   salesforceKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,

@@ -30,6 +30,7 @@ const NO_VENDOR_OAUTH: Record<string, string> = {
 
 /** Kinds of the first four groups with no vendor account at all (public web content): no OAuth, no credentials. */
 const NO_VENDOR_ACCOUNT: Record<string, string> = {
+  rss: 'reads public RSS / Atom feeds: there is no account to authorize',
   web: 'crawls public (or egress-allowed intranet) websites: there is no account to authorize',
 };
 

@@ -124,6 +124,11 @@ export interface Page<P, Cur> {
    * names the first few when the sync completes.
    */
   readonly skipped?: readonly { readonly external_id: string; readonly reason: string }[];
+  /**
+   * Stored documents the source no longer lists but the kind keeps on purpose (a feed is a window onto its items, not
+   * their source of truth): a full sync counts them as seen, so its sweep leaves them, and nothing is reported.
+   */
+  readonly kept?: readonly string[];
   /** The next page to read, or null when this was the last. */
   readonly next: P | null;
   /** The incremental cursor to store once the whole sync has committed. */
