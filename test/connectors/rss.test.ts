@@ -27,7 +27,7 @@ describe('rss connector', () => {
     const id = await connect({ feed_urls: [feed('/news.rss'), feed('/blog.atom'), feed('/rdf.xml')] });
     const c = await h.sync(id, true);
     assert.equal(c.status, 'idle', JSON.stringify(c.sync_runs[0]));
-    assert.equal((await h.stored(id)).length, 5);
+    assert.equal((await h.stored(id)).length, 5, String(c.status_reason));
 
     const rss = await h.doc(id, `${feed('/news.rss')}#urn:news:1`);
     assert.equal(rss?.title, 'Office move');

@@ -1,4 +1,4 @@
-import { rateLimitFromResponse, SourceSettingsError, type SourceContext, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
+import { abortableSleep, rateLimitFromResponse, SourceSettingsError, type SourceContext, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
 
 export const USER_AGENT = 'Mozilla/5.0 (compatible; AtriumBot/1.0; feed reader)';
 const MAX_REDIRECTS = 5;
@@ -28,7 +28,7 @@ export async function egress(ctx: Pick<SourceContext<unknown, unknown>, 'checkEg
  * 429 (or 503 + Retry-After) → VendorRateLimitedError; 5xx/408 → transient VendorHttpError; other statuses returned.
  */
 export async function fetchFeed(
-  ctx: Pick<SourceContext<unknown, unknown>, 'fetch' | 'checkEgress'>,
+  ctx: Pick<SourceContext<unknown, unknown>, 'fetch' | 'checkEgress' | 'signal'>,
   url: string,
   opts: { etag?: string; lastModified?: string; maxBytes: number },
 ): Promise<FeedAnswer> {
@@ -41,7 +41,7 @@ export async function fetchFeed(
     };
     if (opts.etag) headers['if-none-match'] = opts.etag;
     if (opts.lastModified) headers['if-modified-since'] = opts.lastModified;
-    const res = await ctx.fetch(current, { headers, redirect: 'manual' });
+    const res = await fetchRetryingOnce(ctx, current, { headers, redirect: 'manual' });
     const location = res.headers.get('location');
     if (res.status >= 300 && res.status < 400 && res.status !== 304 && location && hop < MAX_REDIRECTS) {
       await res.body?.cancel().catch(() => {});
@@ -65,6 +65,20 @@ export async function fetchFeed(
     const bytes = Number.isFinite(declared) && declared > opts.maxBytes ? null : await readLimited(res, opts.maxBytes);
     if (!bytes) return { status: 200, url: current, headers: res.headers, body: null, tooLarge: true };
     return { status: 200, url: current, headers: res.headers, body: decode(bytes, res.headers) };
+  }
+}
+
+/**
+ * `ctx.fetch`, once more after half a second when the connection itself failed (a reset or a kept-alive socket the
+ * server had just closed: fetch's TypeError); timeouts and aborts are not retried here.
+ */
+async function fetchRetryingOnce(ctx: Pick<SourceContext<unknown, unknown>, 'fetch' | 'signal'>, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await ctx.fetch(url, init);
+  } catch (err) {
+    if (!(err instanceof TypeError) || ctx.signal.aborted) throw err;
+    await abortableSleep(500, ctx.signal);
+    return ctx.fetch(url, init);
   }
 }
 

@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { rateLimitFromResponse, SourceSettingsError, type SourceContext, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
+import { abortableSleep, rateLimitFromResponse, SourceSettingsError, type SourceContext, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
 import { normalizeUrl } from './url.ts';
 
 /** The product token robots.txt groups name (RFC 9309 §2.2.1) and the User-Agent header that carries it. */
@@ -36,14 +36,14 @@ export interface FetchOptions {
  * Retry-After) throws `VendorRateLimitedError`; 5xx and 408 throw a transient `VendorHttpError`; other statuses are
  * returned for the caller to judge (404/410 gone, 304 unchanged…).
  */
-export async function crawlFetch(ctx: Pick<SourceContext<unknown, unknown>, 'fetch' | 'checkEgress'>, url: string, opts: FetchOptions): Promise<Fetched> {
+export async function crawlFetch(ctx: Pick<SourceContext<unknown, unknown>, 'fetch' | 'checkEgress' | 'signal'>, url: string, opts: FetchOptions): Promise<Fetched> {
   let current = url;
   for (let hop = 0; ; hop++) {
     await egress(ctx, current);
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: opts.accept ?? 'text/html,application/xhtml+xml,text/plain;q=0.8,application/pdf;q=0.5,*/*;q=0.1' };
     if (opts.etag) headers['if-none-match'] = opts.etag;
     if (opts.lastModified) headers['if-modified-since'] = opts.lastModified;
-    const res = await ctx.fetch(current, { headers, redirect: 'manual' });
+    const res = await fetchRetryingOnce(ctx, current, { headers, redirect: 'manual' });
     const location = res.headers.get('location');
     if (res.status >= 300 && res.status < 400 && res.status !== 304 && location) {
       await res.body?.cancel().catch(() => {});
@@ -78,6 +78,20 @@ export async function egress(ctx: Pick<SourceContext<unknown, unknown>, 'checkEg
   } catch (err) {
     if (err instanceof Error && err.name === 'EgressDeniedError') throw new SourceSettingsError(`${url}: ${err.message}`);
     throw err;
+  }
+}
+
+/**
+ * `ctx.fetch`, once more after half a second when the connection itself failed (a reset or a kept-alive socket the
+ * server had just closed: fetch's TypeError); timeouts and aborts are not retried here.
+ */
+async function fetchRetryingOnce(ctx: Pick<SourceContext<unknown, unknown>, 'fetch' | 'signal'>, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await ctx.fetch(url, init);
+  } catch (err) {
+    if (!(err instanceof TypeError) || ctx.signal.aborted) throw err;
+    await abortableSleep(500, ctx.signal);
+    return ctx.fetch(url, init);
   }
 }
 

@@ -112,15 +112,27 @@ async function visit(ctx: Ctx, p: WebPage, scope: Scope, queued: Set<string>, e:
     if (queued.has(f.url)) return gone();
     queued.add(f.url);
   }
-  const read = await readFetched({ ...f, body: f.body }, e.depth);
+  let read: Awaited<ReturnType<typeof readFetched>>;
+  try {
+    read = await readFetched({ ...f, body: f.body }, e.depth);
+  } catch (err) {
+    // A file that does not parse (a damaged PDF): its stored copy, if any, is kept.
+    const reason = `cannot be read: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
+    ctx.log.warn({ url: f.url, err: reason }, 'page skipped');
+    return { skipped: { external_id: f.url, reason }, enqueue: [] };
+  }
   const links = read.links.map((url) => ({ url, depth: e.depth + 1 }));
   const movedAway = moved && incremental && e.stored ? { deleted: e.url } : {};
   // The page names another URL of the crawl as its canonical one: that URL is indexed, not this duplicate.
   if (read.canonical && read.canonical !== f.url && scope.inScope(read.canonical)) {
     return { ...(incremental && e.stored ? { deleted: e.url } : {}), enqueue: [{ url: read.canonical, depth: e.depth }, ...links] };
   }
-  if (!read.document && read.why) ctx.log.debug({ url: f.url, why: read.why }, 'page not indexed');
-  return { ...(read.document ? { document: read.document } : {}), ...movedAway, enqueue: links };
+  if (!read.document) {
+    // noindex now, or a media type that is not read: a stored copy goes.
+    ctx.log.debug({ url: f.url, why: read.why }, 'page not indexed');
+    return { ...(incremental && e.stored ? { deleted: e.url } : {}), enqueue: links };
+  }
+  return { document: read.document, ...movedAway, enqueue: links };
 }
 
 /** One step of the crawl: queue the stored pages (incremental), read one sitemap, or fetch the next batch of URLs. */
