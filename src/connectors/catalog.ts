@@ -31,10 +31,12 @@ import { openaiKind } from './openai/index.ts';
 import { outlookKind } from './outlook/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
 import { pipedriveKind } from './pipedrive/index.ts';
+import { rssKind } from './rss/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
 import { trelloKind } from './trello/index.ts';
+import { webKind } from './web/index.ts';
 import { zohoCrmKind } from './zoho_crm/index.ts';
 import { zulipKind } from './zulip/index.ts';
 import { zendeskKind } from './zendesk/index.ts';
@@ -70,11 +72,13 @@ const KINDS: readonly AnyKind[] = [
   openaiKind as AnyKind,
   outlookKind as AnyKind,
   pipedriveKind as AnyKind,
+  rssKind as AnyKind,
   salesforceKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
   trelloKind as AnyKind,
+  webKind as AnyKind,
   zendeskKind as AnyKind,
   zohoCrmKind as AnyKind,
   zulipKind as AnyKind,

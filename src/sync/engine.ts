@@ -205,6 +205,8 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
           // Unreadable this time, not gone: the full-sync sweep below keeps their stored versions.
           if (payload.syncType === 'full') await markSeen(deps.db, runId, result.skipped.map((x) => x.external_id));
         }
+        // Kept on purpose by the kind (no longer listed, still wanted): the full-sync sweep leaves them too.
+        if (payload.syncType === 'full' && result.kept && result.kept.length > 0) await markSeen(deps.db, runId, result.kept);
         if (result.deleted && result.deleted.length > 0) {
           counts.deleted = await store.remove({ tenantId, connectorId, externalIds: result.deleted });
         }

@@ -33,6 +33,12 @@ const NO_VENDOR_OAUTH: Record<string, string> = {
     "Discourse's API authenticates with Api-Key + Api-Username headers; its User API keys come from Discourse's own handshake (an RSA public key, a nonce and an encrypted payload returned to auth_redirect: meta.discourse.org/t/48536), not an OAuth 2.0 authorization-code flow",
 };
 
+/** Kinds of the first four groups with no vendor account at all (public web content): no OAuth, no credentials. */
+const NO_VENDOR_ACCOUNT: Record<string, string> = {
+  rss: 'reads public RSS / Atom feeds: there is no account to authorize',
+  web: 'crawls public (or egress-allowed intranet) websites: there is no account to authorize',
+};
+
 describe('connector contract: coverage', () => {
   it('every catalogue kind that syncs has a contract fixture (test/connectors/fixtures/<connector_type>.ts)', () => {
     const missing = listKinds()
@@ -46,7 +52,9 @@ describe('connector contract: coverage', () => {
     for (const k of listKinds()) {
       assert.ok(CONNECTOR_GROUPS.includes(k.group), `${k.type}: group ${k.group}`);
       assert.ok(k.authTypes.length > 0, `${k.type}: auth types`);
-      if (NO_VENDOR_OAUTH[k.type]) {
+      if (NO_VENDOR_ACCOUNT[k.type]) {
+        assert.ok(!k.oauth && k.authTypes.length === 1 && k.authTypes[0] === 'none', `${k.type}: ${NO_VENDOR_ACCOUNT[k.type]}`);
+      } else if (NO_VENDOR_OAUTH[k.type]) {
         assert.ok(!k.oauth && !k.authTypes.includes('oauth2') && k.authTypes.includes('api_key'), `${k.type}: ${NO_VENDOR_OAUTH[k.type]}`);
       } else if (['productivity', 'developer_tools', 'crm', 'support'].includes(k.group)) {
         assert.ok(k.authTypes.includes('oauth2') && k.oauth, `${k.type} (${k.group}) must offer OAuth 2.0`);
@@ -96,7 +104,13 @@ for (const [kind, makeFixture] of FIXTURES) {
       assert.ok(cat.connectors.some((c: { connector_type: string; sync: boolean }) => c.connector_type === kind && c.sync));
     });
 
-    it('bad credentials → error with a reason, no retry loop', async () => {
+    it('bad credentials → error with a reason, no retry loop (a kind without credentials refuses any)', async () => {
+      if (!f.badCredentials) {
+        assert.deepEqual(getKind(kind)?.authTypes, ['none'], 'only kinds that take no credentials may leave badCredentials out');
+        const r = await t.app.inject({ method: 'POST', url: '/v1/connectors', headers: t.admin, payload: { connector_type: kind, display_name: kind, credentials: { token: 'x' }, settings: f.settings } });
+        assert.equal(r.statusCode, 400, r.body);
+        return;
+      }
       const bad = await create(f.badCredentials);
       const c = await get(bad);
       assert.equal(c.status, 'error');

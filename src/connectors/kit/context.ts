@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { timeoutSignal } from '../../platform/abort.ts';
+import { checkEgress } from '../../platform/egress.ts';
 import type { Queryable } from '../../platform/db/executor.ts';
 import { issuesSentence } from '../../platform/errors.ts';
 import { NonRetriableError } from '../../platform/jobs/index.ts';
@@ -143,6 +144,7 @@ export async function buildSourceContext(
     settings: settings.data,
     apiBaseUrl: deps.config.connectors.apiUrls[kind.type] ?? kind.apiBaseUrl?.(settings.data),
     fetch: vendorFetch(acquire, opts.signal),
+    checkEgress: (url) => checkEgress(deps.config.egress, url, { log: opts.log }),
     acquire,
     signal: opts.signal,
     now,

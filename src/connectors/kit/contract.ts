@@ -52,6 +52,12 @@ export interface SourceContext<C, S> {
   readonly apiBaseUrl: string | undefined;
   /** fetch that waits for the connector's token bucket and throws `VendorRateLimitedError` on 429. */
   readonly fetch: typeof fetch;
+  /**
+   * Checks a URL the kind builds from tenant input (a crawled page, a feed) against the service's egress policy
+   * (ATRIUM_EGRESS_ALLOW / ATRIUM_EGRESS_DENY_PRIVATE) before it is fetched; throws EgressDeniedError. `fetch` does not
+   * check it: kinds that follow tenant-supplied URLs call this first (and follow no redirect unchecked).
+   */
+  readonly checkEgress?: (url: string) => Promise<void>;
   /** Waits for a token of the connector's bucket (for SDKs that do not take a custom fetch). */
   readonly acquire: () => Promise<void>;
   readonly signal: AbortSignal;
@@ -118,6 +124,11 @@ export interface Page<P, Cur> {
    * names the first few when the sync completes.
    */
   readonly skipped?: readonly { readonly external_id: string; readonly reason: string }[];
+  /**
+   * Stored documents the source no longer lists but the kind keeps on purpose (a feed is a window onto its items, not
+   * their source of truth): a full sync counts them as seen, so its sweep leaves them, and nothing is reported.
+   */
+  readonly kept?: readonly string[];
   /** The next page to read, or null when this was the last. */
   readonly next: P | null;
   /** The incremental cursor to store once the whole sync has committed. */
