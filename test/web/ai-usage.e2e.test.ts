@@ -191,6 +191,8 @@ describe('the AI-usage page in Chromium', { timeout: 180_000, skip: noBrowser },
 
       mkdirSync('test-artifacts', { recursive: true });
       await p.screenshot({ path: 'test-artifacts/ai-usage.png', fullPage: true });
+      await p.setViewportSize({ width: 390, height: 844 });
+      await p.screenshot({ path: 'test-artifacts/ai-usage-narrow.png', fullPage: true });
     });
   });
 
@@ -283,6 +285,13 @@ describe('the AI-usage page in Chromium', { timeout: 180_000, skip: noBrowser },
       assert.equal(await guide.getByRole('link', { name: 'Connectors' }).getAttribute('href'), '/connectors');
       assert.equal(await p.getByRole('button', { name: 'Download CSV' }).count(), 0);
       await p.screenshot({ path: 'test-artifacts/ai-usage-empty.png', fullPage: true });
+
+      // A connector set up but not synced yet: the guide names it.
+      await t.db.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name) VALUES ('oa-empty', 'empty-co', 'openai', 'OpenAI (empty co)')`);
+      await p.reload();
+      await guide.waitFor();
+      assert.match((await guide.textContent()) ?? '', /An AI-provider connector is set up \(OpenAI \(empty co\) \(\w+\)\) but no usage has been read yet/);
+      assert.equal(await guide.getByRole('link', { name: 'OpenAI (empty co)' }).getAttribute('href'), '/connectors/oa-empty');
     });
   });
 });

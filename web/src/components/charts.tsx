@@ -48,52 +48,54 @@ export function StackedDailyChart(props: { id: string; title: string; days: read
         <p className="muted">Nothing in these days.</p>
       ) : (
         <>
-          <svg viewBox={`0 0 ${W} ${H}`} className="chart-svg" role="img" aria-label={summary}>
-            <g className="grid">
-              {ticks.map((t) => (
-                <g key={t}>
-                  <line x1={m.left} x2={W - m.right} y1={y(t)} y2={y(t)} />
-                  <text className="tick" x={m.left - 8} y={y(t)} dy="0.32em" textAnchor="end">
-                    {formatUnit(t, unit)}
-                  </text>
-                </g>
-              ))}
-            </g>
-            {series.map((s, si) => (
-              <g key={s.name} data-series={s.name} fill={seriesColor(s.name, si)}>
-                {days.map((d, i) => {
-                  const v = s.values[i] ?? 0;
-                  if (v <= 0) return null;
-                  const below = series.slice(0, si).reduce((a, o) => a + (o.values[i] ?? 0), 0);
-                  return (
-                    <rect key={d} x={x(i)} width={bw} y={y(below + v)} height={Math.max(0.5, y(below) - y(below + v))}>
-                      <title>{`${d} · ${s.name}: ${exact(v, unit)}`}</title>
-                    </rect>
-                  );
-                })}
-              </g>
-            ))}
-            <g className="axis">
-              <line x1={m.left} x2={W - m.right} y1={m.top + ph} y2={m.top + ph} />
-              <line x1={m.left} x2={m.left} y1={m.top} y2={m.top + ph} />
-              {days.map((d, i) =>
-                labelled.has(i) ? (
-                  <g key={d}>
-                    <line x1={x(i) + bw / 2} x2={x(i) + bw / 2} y1={m.top + ph} y2={m.top + ph + 4} />
-                    <text className="tick" x={x(i) + bw / 2} y={m.top + ph + 17} textAnchor="middle">
-                      {shortDay(d)}
+          <div className="chart-scroll">
+            <svg viewBox={`0 0 ${W} ${H}`} className="chart-svg daily" role="img" aria-label={summary}>
+              <g className="grid">
+                {ticks.map((t) => (
+                  <g key={t}>
+                    <line x1={m.left} x2={W - m.right} y1={y(t)} y2={y(t)} />
+                    <text className="tick" x={m.left - 8} y={y(t)} dy="0.32em" textAnchor="end">
+                      {formatUnit(t, unit)}
                     </text>
                   </g>
-                ) : null,
-              )}
-            </g>
-            <text className="axis-title" x={m.left + pw / 2} y={H - 6} textAnchor="middle">
-              Day (UTC), {first.slice(0, 4) === last.slice(0, 4) ? first.slice(0, 4) : `${first.slice(0, 4)}–${last.slice(0, 4)}`}
-            </text>
-            <text className="axis-title" transform={`translate(16 ${m.top + ph / 2}) rotate(-90)`} textAnchor="middle">
-              {props.axisLabel}
-            </text>
-          </svg>
+                ))}
+              </g>
+              {series.map((s, si) => (
+                <g key={s.name} data-series={s.name} fill={seriesColor(s.name, si)}>
+                  {days.map((d, i) => {
+                    const v = s.values[i] ?? 0;
+                    if (v <= 0) return null;
+                    const below = series.slice(0, si).reduce((a, o) => a + (o.values[i] ?? 0), 0);
+                    return (
+                      <rect key={d} x={x(i)} width={bw} y={y(below + v)} height={Math.max(0.5, y(below) - y(below + v))}>
+                        <title>{`${d} · ${s.name}: ${exact(v, unit)}`}</title>
+                      </rect>
+                    );
+                  })}
+                </g>
+              ))}
+              <g className="axis">
+                <line x1={m.left} x2={W - m.right} y1={m.top + ph} y2={m.top + ph} />
+                <line x1={m.left} x2={m.left} y1={m.top} y2={m.top + ph} />
+                {days.map((d, i) =>
+                  labelled.has(i) ? (
+                    <g key={d}>
+                      <line x1={x(i) + bw / 2} x2={x(i) + bw / 2} y1={m.top + ph} y2={m.top + ph + 4} />
+                      <text className="tick" x={x(i) + bw / 2} y={m.top + ph + 17} textAnchor="middle">
+                        {shortDay(d)}
+                      </text>
+                    </g>
+                  ) : null,
+                )}
+              </g>
+              <text className="axis-title" x={m.left + pw / 2} y={H - 6} textAnchor="middle">
+                Day (UTC), {first.slice(0, 4) === last.slice(0, 4) ? first.slice(0, 4) : `${first.slice(0, 4)}–${last.slice(0, 4)}`}
+              </text>
+              <text className="axis-title" transform={`translate(16 ${m.top + ph / 2}) rotate(-90)`} textAnchor="middle">
+                {props.axisLabel}
+              </text>
+            </svg>
+          </div>
           <ul className="legend" aria-label={`${props.seriesLabel}s`}>
             {series.map((s, si) => (
               <li key={s.name}>
@@ -167,40 +169,42 @@ export function BarChart(props: { id: string; title: string; note?: string; bars
         <p className="muted">Nothing in these days.</p>
       ) : (
         <>
-          <svg viewBox={`0 0 ${W} ${H}`} className="chart-svg" role="img" aria-label={summary}>
-            <g className="grid">
-              {ticks.map((t) => (
-                <g key={t}>
-                  <line x1={x(t)} x2={x(t)} y1={m.top} y2={m.top + ph} />
-                  <text className="tick" x={x(t)} y={m.top + ph + 16} textAnchor="middle">
-                    {formatUnit(t, unit)}
-                  </text>
-                </g>
-              ))}
-            </g>
-            {bars.map((b, i) => {
-              const yy = m.top + i * band + 4;
-              const short = b.label.length > 22 ? `${b.label.slice(0, 21)}…` : b.label;
-              return (
-                <g key={b.label} data-bar={b.label}>
-                  <text className="tick" x={m.left - 8} y={yy + (band - 8) / 2} dy="0.32em" textAnchor="end">
-                    {short}
-                    <title>{b.label}</title>
-                  </text>
-                  <rect x={m.left} y={yy} width={Math.max(1, x(b.value) - m.left)} height={band - 8} className="bar">
-                    <title>{`${b.label}: ${exact(b.value, unit)}`}</title>
-                  </rect>
-                  <text className="value" x={x(b.value) + 6} y={yy + (band - 8) / 2} dy="0.32em">
-                    {formatUnit(b.value, unit)}
-                  </text>
-                </g>
-              );
-            })}
-            <line className="axis-line" x1={m.left} x2={m.left} y1={m.top} y2={m.top + ph} />
-            <text className="axis-title" x={m.left + pw / 2} y={H - 6} textAnchor="middle">
-              {props.axisLabel}
-            </text>
-          </svg>
+          <div className="chart-scroll">
+            <svg viewBox={`0 0 ${W} ${H}`} className="chart-svg bars" role="img" aria-label={summary}>
+              <g className="grid">
+                {ticks.map((t) => (
+                  <g key={t}>
+                    <line x1={x(t)} x2={x(t)} y1={m.top} y2={m.top + ph} />
+                    <text className="tick" x={x(t)} y={m.top + ph + 16} textAnchor="middle">
+                      {formatUnit(t, unit)}
+                    </text>
+                  </g>
+                ))}
+              </g>
+              {bars.map((b, i) => {
+                const yy = m.top + i * band + 4;
+                const short = b.label.length > 22 ? `${b.label.slice(0, 21)}…` : b.label;
+                return (
+                  <g key={b.label} data-bar={b.label}>
+                    <text className="tick" x={m.left - 8} y={yy + (band - 8) / 2} dy="0.32em" textAnchor="end">
+                      {short}
+                      <title>{b.label}</title>
+                    </text>
+                    <rect x={m.left} y={yy} width={Math.max(1, x(b.value) - m.left)} height={band - 8} className="bar">
+                      <title>{`${b.label}: ${exact(b.value, unit)}`}</title>
+                    </rect>
+                    <text className="value" x={x(b.value) + 6} y={yy + (band - 8) / 2} dy="0.32em">
+                      {formatUnit(b.value, unit)}
+                    </text>
+                  </g>
+                );
+              })}
+              <line className="axis-line" x1={m.left} x2={m.left} y1={m.top} y2={m.top + ph} />
+              <text className="axis-title" x={m.left + pw / 2} y={H - 6} textAnchor="middle">
+                {props.axisLabel}
+              </text>
+            </svg>
+          </div>
           <details>
             <summary>Show the numbers as a table</summary>
             <div className="table-wrap">
