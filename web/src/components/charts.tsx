@@ -1,5 +1,6 @@
 // Hand-written SVG charts: every one has a title, axes with units, a legend where there are series, an aria-label
 // that says what it shows, and its numbers as a table behind a <details>.
+import { useEffect, useRef, useState } from 'react';
 import { formatCount, formatUsd, labelledDays, niceTicks, OTHER, type Series, shortDay } from '../lib/ai-usage.ts';
 
 export type Unit = 'usd' | 'tokens';
@@ -19,12 +20,35 @@ function exact(v: number, unit: Unit): string {
   return unit === 'usd' ? `$${v.toFixed(2)}` : Math.round(v).toLocaleString('en-US');
 }
 
+/**
+ * The width the chart's box has, in CSS pixels: the SVG is drawn at that width (one viewBox unit = one pixel), so its
+ * text keeps its size from a phone to a wide screen instead of shrinking with the picture.
+ */
+function useBoxWidth(initial: number) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(initial);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const measure = () => {
+      const w = Math.round(el.clientWidth);
+      if (w > 0) setWidth(w);
+    };
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return { ref, width };
+}
+
 /** A stacked bar per day, one colour per series. */
 export function StackedDailyChart(props: { id: string; title: string; days: readonly string[]; series: readonly Series[]; unit: Unit; axisLabel: string; seriesLabel: string }) {
   const { days, series, unit } = props;
-  const W = 960;
-  const H = 300;
-  const m = { top: 12, right: 16, bottom: 48, left: 76 };
+  const box = useBoxWidth(960);
+  const W = Math.max(280, box.width);
+  const H = W < 600 ? 240 : 300;
+  const m = { top: 12, right: 20, bottom: 48, left: 72 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   const totals = days.map((_, i) => series.reduce((a, s) => a + (s.values[i] ?? 0), 0));
@@ -34,7 +58,7 @@ export function StackedDailyChart(props: { id: string; title: string; days: read
   const slot = pw / Math.max(1, days.length);
   const bw = Math.max(1, Math.min(28, slot * 0.72));
   const x = (i: number) => m.left + i * slot + (slot - bw) / 2;
-  const labelled = labelledDays(days.length);
+  const labelled = labelledDays(days.length, Math.max(2, Math.floor(pw / 64)));
   const grand = totals.reduce((a, b) => a + b, 0);
   const first = days[0] ?? '';
   const last = days[days.length - 1] ?? '';
@@ -48,8 +72,8 @@ export function StackedDailyChart(props: { id: string; title: string; days: read
         <p className="muted">Nothing in these days.</p>
       ) : (
         <>
-          <div className="chart-scroll">
-            <svg viewBox={`0 0 ${W} ${H}`} className="chart-svg daily" role="img" aria-label={summary}>
+          <div className="chart-box" ref={box.ref}>
+            <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} className="chart-svg" role="img" aria-label={summary}>
               <g className="grid">
                 {ticks.map((t) => (
                   <g key={t}>
@@ -149,8 +173,11 @@ export interface Bar {
 /** Horizontal bars, largest first. */
 export function BarChart(props: { id: string; title: string; note?: string; bars: readonly Bar[]; unit: Unit; axisLabel: string; nameLabel: string }) {
   const { bars, unit } = props;
-  const W = 460;
-  const m = { top: 8, right: 64, bottom: 44, left: 156 };
+  const box = useBoxWidth(460);
+  const W = Math.max(260, box.width);
+  const m = { top: 8, right: 64, bottom: 44, left: Math.min(170, Math.round(W * 0.36)) };
+  /** Characters of a label that fit left of the bars (about 6.5 px each at 11 px). */
+  const fit = Math.max(6, Math.floor((m.left - 12) / 6.5));
   const band = 26;
   const ph = Math.max(1, bars.length) * band;
   const H = m.top + ph + m.bottom;
@@ -169,8 +196,8 @@ export function BarChart(props: { id: string; title: string; note?: string; bars
         <p className="muted">Nothing in these days.</p>
       ) : (
         <>
-          <div className="chart-scroll">
-            <svg viewBox={`0 0 ${W} ${H}`} className="chart-svg bars" role="img" aria-label={summary}>
+          <div className="chart-box" ref={box.ref}>
+            <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} className="chart-svg" role="img" aria-label={summary}>
               <g className="grid">
                 {ticks.map((t) => (
                   <g key={t}>
@@ -183,7 +210,7 @@ export function BarChart(props: { id: string; title: string; note?: string; bars
               </g>
               {bars.map((b, i) => {
                 const yy = m.top + i * band + 4;
-                const short = b.label.length > 22 ? `${b.label.slice(0, 21)}…` : b.label;
+                const short = b.label.length > fit ? `${b.label.slice(0, fit - 1)}…` : b.label;
                 return (
                   <g key={b.label} data-bar={b.label}>
                     <text className="tick" x={m.left - 8} y={yy + (band - 8) / 2} dy="0.32em" textAnchor="end">
