@@ -1,6 +1,7 @@
 // Unit tests of the console's pure functions (web/src/lib): no browser, no I/O.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { dayRange, filtersFromQuery, filtersToQuery, formatCount, formatUsd, niceTicks, pivotDaily, ruleLabel } from '../../web/src/lib/ai-usage.ts';
 import { confidenceBand } from '../../web/src/lib/confidence.ts';
 import { relativeTime } from '../../web/src/lib/format.ts';
 import { mappingFromRows, rowsFromMapping } from '../../web/src/lib/group-mapping.ts';
@@ -203,5 +204,47 @@ describe('sso error codes', () => {
 
   it('shows only the generic message for anything else', () => {
     for (const code of ['Call +1-555-0100 now', '', 'toString', '__proto__', 'constructor', 'saml_replay ']) assert.equal(ssoErrorMessage(code), SSO_FAILED, code);
+  });
+});
+
+describe('AI usage', () => {
+  const now = new Date('2026-11-25T15:00:00Z');
+  it('reads filters from the URL, defaulting to the last 30 days, and writes them back', () => {
+    const d = filtersFromQuery(new URLSearchParams(''), now);
+    assert.deepEqual([d.from, d.to, d.provider, d.rule], ['2026-10-27', '2026-11-25', '', '']);
+    const f = filtersFromQuery(new URLSearchParams('from=2026-11-20&to=2026-11-01&provider=openai&user=a%40b.test&rule=new_user'), now);
+    assert.deepEqual([f.from, f.to], ['2026-11-01', '2026-11-20'], 'swapped when reversed');
+    assert.equal(filtersToQuery(f), 'from=2026-11-01&to=2026-11-20&provider=openai&user=a%40b.test&rule=new_user');
+    const bad = filtersFromQuery(new URLSearchParams('from=2026-02-30&to=soon'), now);
+    assert.deepEqual([bad.from, bad.to], ['2026-10-27', '2026-11-25']);
+    assert.deepEqual(dayRange('2026-02-27', '2026-03-01'), ['2026-02-27', '2026-02-28', '2026-03-01']);
+  });
+  it('pivots grouped rows into daily series, the top ones and "other"', () => {
+    const days = ['2026-11-01', '2026-11-02'];
+    const rows = [
+      { day: '2026-11-01', model: 'a', v: 5 },
+      { day: '2026-11-02', model: 'a', v: 5 },
+      { day: '2026-11-01', model: 'b', v: 3 },
+      { day: '2026-11-02', model: 'c', v: 2 },
+      { day: '2026-11-02', model: null, v: 1 },
+      { day: '2026-10-31', model: 'a', v: 100 },
+    ];
+    const s = pivotDaily(rows, days, 'model', (r) => r.v, 2);
+    assert.deepEqual(
+      s.map((x) => [x.name, x.values]),
+      [
+        ['a', [5, 5]],
+        ['b', [3, 0]],
+        ['other', [0, 3]],
+      ],
+    );
+  });
+  it('makes round axis ticks and short units', () => {
+    assert.deepEqual(niceTicks(261), [0, 100, 200, 300]);
+    assert.deepEqual(niceTicks(0), [0, 1]);
+    assert.deepEqual(niceTicks(9), [0, 2.5, 5, 7.5, 10]);
+    assert.deepEqual([formatUsd(0), formatUsd(2.5), formatUsd(1500), formatUsd(1234.5, true)], ['$0', '$2.50', '$1.5k', '$1,234.50']);
+    assert.deepEqual([formatCount(950), formatCount(25_800), formatCount(1_200_000)], ['950', '25.8k', '1.2M']);
+    assert.equal(ruleLabel('unsanctioned_model'), 'Model not on the allow-list');
   });
 });

@@ -132,6 +132,14 @@ export async function apiText(path: string, opts: RequestOptions = {}): Promise<
   return res.text();
 }
 
+/** A file the service sends as an attachment (a CSV export), fetched with the credential, and its file name. */
+export async function apiFile(path: string, opts: RequestOptions = {}): Promise<{ blob: Blob; filename: string | null }> {
+  const res = await send(path, { ...opts, accept: opts.accept ?? '*/*' });
+  const disposition = res.headers.get('content-disposition') ?? '';
+  const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
+  return { blob: await res.blob(), filename: name };
+}
+
 export function errorMessage(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   if (err instanceof Error) return err.message;

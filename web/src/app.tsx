@@ -1,5 +1,6 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { ErrorBox, Loading } from './components/ui.tsx';
+import { AiUsagePage } from './pages/ai-usage.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ConnectorDetailPage } from './pages/connector-detail.tsx';
@@ -23,6 +24,7 @@ interface NavItem {
 const NAV: readonly NavItem[] = [
   { href: '/search', label: 'Search', permission: 'query' },
   { href: '/connectors', label: 'Connectors', permission: 'connector:read' },
+  { href: '/ai-usage', label: 'AI usage', permission: 'ai_usage:read' },
   { href: '/translations', label: 'Translations', permission: 'query' },
   { href: '/sso', label: 'Single sign-on', permission: 'admin' },
   { href: '/keys', label: 'API keys', permission: 'admin' },
@@ -43,6 +45,8 @@ function route(pathname: string): { page: ReactNode; nav: string } {
     // Just signed in on the setup page: connecting a source is the next step.
     case '/setup':
       return { page: <ConnectorsPage />, nav: '/connectors' };
+    case '/ai-usage':
+      return { page: <AiUsagePage />, nav: '/ai-usage' };
     case '/translations':
       return { page: <TranslationsPage />, nav: '/translations' };
     case '/sso':

@@ -4,11 +4,12 @@ import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useState } from 
 
 const listeners = new Set<() => void>();
 
-export function navigate(to: string, opts: { replace?: boolean } = {}): void {
+/** `scroll: false` keeps the scroll position (a filter written to the query string, not a new page). */
+export function navigate(to: string, opts: { replace?: boolean; scroll?: boolean } = {}): void {
   if (opts.replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
   for (const l of listeners) l();
-  window.scrollTo(0, 0);
+  if (opts.scroll !== false) window.scrollTo(0, 0);
 }
 
 export function useLocation(): { pathname: string; search: URLSearchParams } {

@@ -1,7 +1,7 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { ApiError, api, onUnauthorized, storedKey, storeKey } from './api.ts';
 
-export type Permission = 'query' | 'connector:read' | 'connector:write' | 'admin';
+export type Permission = 'query' | 'connector:read' | 'connector:write' | 'ai_usage:read' | 'admin';
 
 export interface Me {
   readonly tenant_id: string;

@@ -15,7 +15,7 @@ interface ApiKey {
   readonly revoked_at: string | null;
 }
 
-const ALL: readonly Permission[] = ['query', 'connector:read', 'connector:write', 'admin'];
+const ALL: readonly Permission[] = ['query', 'connector:read', 'connector:write', 'ai_usage:read', 'admin'];
 
 export function ApiKeysPage() {
   const session = useSession();
