@@ -1,6 +1,6 @@
 export {
-  acceptBootstrapKey,
   type ApiKeyRecord,
+  acceptBootstrapKey,
   authenticateKey,
   BOOTSTRAP_PREFIX_LENGTH,
   createApiKey,

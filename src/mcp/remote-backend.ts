@@ -1,9 +1,9 @@
 import type { Permission, Principal } from '../access/index.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
 import { MCP_FORWARDED_BY_HEADER, type McpForwarder } from './invoke.ts';
 import { RESOURCES } from './resources.ts';
 import { TOOLS } from './tools.ts';
-import { timeoutSignal } from '../platform/abort.ts';
 
 export interface RemoteServiceOptions {
   /** The Atrium service, e.g. `https://atrium.example.com`. */

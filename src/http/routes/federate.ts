@@ -6,6 +6,7 @@ import {
   decodeContextTerms,
   deleteNode,
   describeRemoteNodes,
+  FORWARDED_FOR_HEADER,
   federatedRequestSchema,
   federatedResponseSchema,
   federationLoop,
@@ -31,8 +32,8 @@ import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { readerView } from '../view.ts';
 import { errorBody, isoTimestamp } from '../schemas.ts';
+import { readerView } from '../view.ts';
 
 const tombstone = z.object({
   id: z.string(),
@@ -99,6 +100,17 @@ function headerValue(v: string | string[] | undefined): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** The person FORWARDED_FOR_HEADER names (URI-decoded), undefined when absent or malformed. */
+function forwardedFor(v: string | string[] | undefined): string | undefined {
+  const raw = headerValue(v);
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 function isThisInstance(deps: AppDeps, url: string, requestHost: string | undefined): boolean {
   const u = new URL(url);
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
@@ -130,9 +142,12 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       async (request) => {
         const hop = request.headers[HOP_HEADER] === '1';
         const userId = (request.body as { user_id?: unknown } | null)?.user_id;
-        const { viewer } = await readerView(deps, request, typeof userId === 'string' ? { federateUserId: userId } : {});
+        // A hop names its reader only by FORWARDED_FOR_HEADER (honoured for act_as node keys); its body's user_id
+        // is the origin's user and never selects a view here, so an origin's service caller cannot name a person.
+        const view = await readerView(deps, request, hop ? { forwardedFor: forwardedFor(request.headers[FORWARDED_FOR_HEADER]) } : typeof userId === 'string' ? { federateUserId: userId } : {});
         return runFederatedQuery(deps, principalOf(request), request.body, {
-          viewer,
+          viewer: view.viewer,
+          ...(view.kind === 'person' && view.email ? { forwardedFor: view.email } : {}),
           force,
           hop,
           criticalFirst: hop && request.headers[CRITICAL_FIRST_HEADER] === '1',
