@@ -2,6 +2,7 @@
 // an admin maps an unresolved Slack identity to a person by hand, and the person's view changes.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import { apiCaller } from './http.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve('test-artifacts/web');
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const noBrowser = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : false;
 
 describe('console: People & access', { timeout: 180_000, skip: noBrowser }, () => {
@@ -34,13 +36,24 @@ describe('console: People & access', { timeout: 180_000, skip: noBrowser }, () =
     ]);
     await replaceGroupMembers(t.db, 'default', 'slack-1', [{ group_id: 'slack:C_SEC', members: ['slack:U_ADA', 'slack:U_CAR'] }]);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    // bypassCSP only lets the test inject axe-core (as test/web/console.e2e.test.ts does).
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 }, bypassCSP: true })).newPage();
     page.setDefaultTimeout(15_000);
   });
   after(async () => {
     await browser?.close();
     await t?.close();
   });
+
+  /** Serious or critical WCAG 2.1 A/AA problems on the page (axe-core). */
+  const a11y = async () => {
+    await page.addScriptTag({ path: AXE });
+    return page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string | null }[] }> } }).axe;
+      const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+    });
+  };
 
   const signIn = async (key: string) => {
     await page.goto(`${base}/`);
@@ -61,6 +74,7 @@ describe('console: People & access', { timeout: 180_000, skip: noBrowser }, () =
     await carol.waitFor();
     assert.match((await carol.textContent()) ?? '', /Carol Hidden.*slack-1.*slack:C_SEC/);
     await page.screenshot({ path: path.join(SHOTS, 'people-before.png'), fullPage: true });
+    assert.deepEqual(await a11y(), []);
 
     await page.getByLabel('Email for slack:U_CAR').fill('Carol@Partner.test');
     await page.getByRole('button', { name: 'Map' }).click();

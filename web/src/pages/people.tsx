@@ -65,18 +65,20 @@ function YourAccess() {
             {v.kind === 'bypass' && <>This view ignores ACLs (an audited admin bypass).</>}
           </p>
           <dl className="kv">
-            <dt>IdP groups</dt>
-            <dd>
-              <Codes items={v.idp_groups} />
-            </dd>
-            <dt>Vendor accounts</dt>
-            <dd>
-              <Codes items={v.vendor_accounts} />
-            </dd>
-            <dt>Vendor groups</dt>
-            <dd>
-              <Codes items={v.vendor_groups} />
-            </dd>
+            {(
+              [
+                ['IdP groups', v.idp_groups],
+                ['Vendor accounts', v.vendor_accounts],
+                ['Vendor groups', v.vendor_groups],
+              ] as const
+            ).map(([label, items]) => (
+              <div key={label}>
+                <dt>{label}</dt>
+                <dd>
+                  <Codes items={items} />
+                </dd>
+              </div>
+            ))}
           </dl>
         </>
       )}
