@@ -19,6 +19,11 @@ export interface WebSocketEndpointOptions {
    * client's address, for the failed-attempt limit: an AppError 429 refuses the upgrade with it) and before each message.
    */
   authenticate(token: string | undefined, client?: string): Promise<Principal | null>;
+  /**
+   * True when the backend's own service checks `act_as` (the self-hosted server forwards the name with its key, and
+   * the service refuses it without the permission): the endpoint passes the name on instead of checking it here.
+   */
+  readonly actAsCheckedUpstream?: boolean;
   /** Largest accepted frame (bytes); default MCP_MAX_MESSAGE_BYTES. */
   readonly maxPayload?: number;
   /** Ping interval; a socket that has not answered the previous ping is dropped (dead peers, half-open TCP). */
@@ -112,7 +117,7 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
           return;
         }
         // The acting person is fixed for the connection, checked here like the HTTP transports check the header.
-        if (acting.actAs !== undefined && !can(authenticated, 'act_as')) {
+        if (acting.actAs !== undefined && !opts.actAsCheckedUpstream && !can(authenticated, 'act_as')) {
           reject(socket, 403, 'permission_denied', `${ACT_AS_HEADER} needs the 'act_as' permission: this credential reads only as itself`);
           return;
         }
