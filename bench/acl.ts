@@ -32,6 +32,7 @@ const PERSON_GROUPS = 20;
 const DATA = path.resolve(import.meta.dirname, '../../shared/data');
 const log = createLogger({ level: 'silent' });
 const startLoad = os.loadavg()[0] ?? 0;
+const benchStart = performance.now();
 
 const corpus = await openBenchCorpus({ chunks: CHUNKS, sources: 5 });
 const buildNote = corpus.buildNote;
@@ -94,6 +95,7 @@ async function once(op: Op, view: ViewName, i: number): Promise<{ ms: number; n:
 async function phase(views: readonly ViewName[]): Promise<Map<string, { lat: number[]; results: number }>> {
   const out = new Map<string, { lat: number[]; results: number }>();
   for (const op of OPS) {
+    process.stderr.write(`acl bench: ${op} (${views.join(', ')}), ${((performance.now() - benchStart) / 1000).toFixed(0)} s\n`);
     for (let i = 0; i < Math.min(20, qs.length); i++) for (const v of views) await once(op, v, i); // warm-up
     for (let i = 0; i < qs.length; i++) {
       for (const v of views) {
@@ -152,7 +154,7 @@ const endLoad = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
 const md = `## Permission-aware retrieval (\`npm run bench -- acl\`)
 
 ${machineLine()}
-Command: \`ACL_BENCH_CHUNKS=${CHUNKS} npm run bench -- acl\`. Load average at the start ${startLoad.toFixed(1)}, at the end ${endLoad} (the machine is shared: wall times include waiting for CPU).
+Command: \`ACL_BENCH_CHUNKS=${CHUNKS} ACL_BENCH_QUERIES=${QUERIES} npm run bench -- acl\`. Load average at the start ${startLoad.toFixed(1)}, at the end ${endLoad} (the machine is shared: wall times include waiting for CPU).
 
 Corpus: ${chunkCount} chunks, the shared benchmark corpus of \`scripts/bench-corpus.ts\` (${buildNote}), embedded PGlite on disk, copied
 to a temporary data dir. Then ${share.restricted} of ${share.total} documents (${((100 * share.restricted) / Math.max(1, share.total)).toFixed(1)} %) get an ACL naming one of ${GROUPS} groups
