@@ -1,6 +1,6 @@
 export {
-  type ApiKeyRecord,
   acceptBootstrapKey,
+  type ApiKeyRecord,
   authenticateKey,
   BOOTSTRAP_PREFIX_LENGTH,
   createApiKey,

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config/index.ts';
-import { acquireDataLock, BACKUPS_FILE, describeHolder, LOCK_FILE, liveHolder, migrate, openPglite, recordBackup } from '../platform/db/index.ts';
+import { acquireDataLock, LOCK_FILE, liveHolder, describeHolder, migrate, openPglite, recordBackup, BACKUPS_FILE } from '../platform/db/index.ts';
 import { VERSION } from '../platform/version.ts';
 import { CliRefusal, cliLogger, ServiceError, storageFor, withStorage } from './storage.ts';
 

@@ -9,7 +9,6 @@ import { jsonlValues } from '../documents/eval/beir.ts';
 import { type EvalResult, type ModeResult, runEval } from '../documents/eval/run.ts';
 import { jsonlDocument } from '../documents/files/index.ts';
 import {
-  ALL_DOCUMENTS,
   type DocumentInput,
   type DocumentsDeps,
   deleteDocuments,
@@ -17,6 +16,7 @@ import {
   folderSettingsSchema,
   folderStateSchema,
   scanFolder,
+  ALL_DOCUMENTS,
   searchPassages,
   upsertDocuments,
 } from '../documents/index.ts';

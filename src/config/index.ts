@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { type EgressSettings, egressAllowProblem } from '../platform/egress.ts';
+import { egressAllowProblem, type EgressSettings } from '../platform/egress.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])

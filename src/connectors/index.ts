@@ -1,8 +1,8 @@
 export { type ExecuteRequest, type ExecuteResponse, executeAction } from './actions/execute.ts';
 export { planWithRules } from './actions/rules.ts';
 export { type CatalogEntry, catalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
-export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './kit/contract.ts';
+export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
 export {
   type CreatedConnector,

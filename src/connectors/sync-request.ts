@@ -1,11 +1,11 @@
+import { getKind } from './catalog.ts';
+import { syncBlockedReason } from './states.ts';
+import { applyTransition, getConnector } from './store.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { cancelJobs, enqueueJob } from '../platform/jobs/index.ts';
-import { getKind } from './catalog.ts';
 import { finishRun, startRun } from './runs.ts';
-import { syncBlockedReason } from './states.ts';
-import { applyTransition, getConnector } from './store.ts';
 
 export const SYNC_JOB_KIND = 'connector.sync';
 export const VALIDATE_JOB_KIND = 'connector.validate';

@@ -3,17 +3,17 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
-import { timeoutSignal } from '../platform/abort.ts';
 import { Errors } from '../platform/errors.ts';
 import { enqueueJob, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
-import { getKind } from './catalog.ts';
-import type { ConnectorDeps } from './deps.ts';
 import { buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from './kit/context.ts';
-import type { AnyKind } from './kit/contract.ts';
-import { VendorAuthError, VendorRateLimitedError } from './kit/errors.ts';
 import { rateLimitDelayMs } from './kit/limits.ts';
+import { VendorAuthError, VendorRateLimitedError } from './kit/errors.ts';
+import { getKind } from './catalog.ts';
+import type { AnyKind } from './kit/contract.ts';
+import type { ConnectorDeps } from './deps.ts';
 import { type ConnectorRecord, getConnector, rowToConnector, updateConnectorFields } from './store.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 export const webhookDeliveryPath = (connectorId: string) => `/v1/connectors/${connectorId}/webhook/deliveries`;
 

@@ -1,15 +1,15 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
 import { cosine, hasDirection } from '../embeddings/vector.ts';
-import { timeoutSignal } from '../platform/abort.ts';
 import type { Queryable } from '../platform/db/index.ts';
-import { Errors } from '../platform/errors.ts';
-import { aclCondition, effectiveViewer } from './acl.ts';
 import { resolveProvider } from './embed.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors, type VectorFeedback } from './feedback.ts';
 import { BM25, bm25Idf, type Candidate, convexScores, ranks, rrfScore } from './fusion.ts';
+import { aclCondition, effectiveViewer } from './acl.ts';
 import { resolveSettings } from './settings.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchRequest } from './types.ts';
 import { parseVector, vectorLiteral } from './vectors.ts';
+import { Errors } from '../platform/errors.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 /** Fusion used when the request does not name one; chosen by measurement (docs/retrieval.md). */
 export const DEFAULT_FUSION: FusionMethod = 'convex';

@@ -1,4 +1,3 @@
-import { timeoutSignal } from '../platform/abort.ts';
 import { fetchFailure } from '../platform/errors.ts';
 import { maskSecrets } from '../platform/secrets.ts';
 import type { IntentSignal } from './intent.ts';
@@ -6,6 +5,7 @@ import type { FederatedItem } from './item.ts';
 import type { RemoteNodeWithKey } from './nodes.ts';
 import type { FederatedQuery } from './request.ts';
 import { federatedResponseSchema } from './schema.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 
 /** Sent on fan-out requests: the receiving node answers from its own sources only (no further fan-out). */
 export const HOP_HEADER = 'x-atrium-federation-hop';

@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../connectors/deps.ts';
-import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, listStoredDocuments, upsertDocuments, withoutNul } from '../documents/index.ts';
 import { forgetConnectorIdentities, replaceGroupMembers, upsertAccounts } from '../identity/index.ts';
+import { type DocumentsDeps, deleteConnectorDocuments, deleteDocuments, listExternalIds, listStoredDocuments, upsertDocuments, withoutNul } from '../documents/index.ts';
 
 /** Adapts the documents module to the connectors' DocumentStore port. `deps` is read lazily (composed later). */
 export function documentStoreFor(deps: () => DocumentsDeps): DocumentStore {

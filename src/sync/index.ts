@@ -1,10 +1,10 @@
 export { findVendorError, rateLimitFromResponse, vendorFetch } from '../connectors/kit/context.ts';
-export { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from '../connectors/kit/errors.ts';
-export { effectiveLimits, parseRetryAfter, rateLimitDelayMs } from '../connectors/kit/limits.ts';
-export { getRun, recentRuns, type SyncRun } from '../connectors/runs.ts';
-export { dueSync, nextFullAt, nextIncrementalAt, type Schedule, scheduleFor } from '../connectors/schedule.ts';
-export { cancelConnectorJobs, requestSync, SYNC_JOB_KIND, type SyncRequested, syncDedupeKey, VALIDATE_JOB_KIND } from '../connectors/sync-request.ts';
 export { documentStoreFor } from './documents-adapter.ts';
 export { createSyncHandler, INLINE_RATE_LIMIT_WAIT_MS } from './engine.ts';
+export { effectiveLimits, parseRetryAfter, rateLimitDelayMs } from '../connectors/kit/limits.ts';
+export { cancelConnectorJobs, requestSync, SYNC_JOB_KIND, type SyncRequested, syncDedupeKey, VALIDATE_JOB_KIND } from '../connectors/sync-request.ts';
+export { getRun, recentRuns, type SyncRun } from '../connectors/runs.ts';
+export { dueSync, nextFullAt, nextIncrementalAt, type Schedule, scheduleFor } from '../connectors/schedule.ts';
 export { scheduleDueSyncs, withScheduler } from './scheduler.ts';
 export { createValidateHandler } from './validate.ts';
+export { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from '../connectors/kit/errors.ts';

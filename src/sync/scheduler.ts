@@ -1,10 +1,10 @@
 import { recordAudit } from '../audit/index.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
-import { dueSync } from '../connectors/schedule.ts';
-import { requestSync } from '../connectors/sync-request.ts';
 import { isAppError } from '../platform/errors.ts';
 import type { Worker } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
+import { requestSync } from '../connectors/sync-request.ts';
+import { dueSync } from '../connectors/schedule.ts';
 
 /**
  * Starts the syncs that are due at `now` (incremental every N minutes, full nightly). Every worker process

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Page, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
 import { type AirtableCtx, airtableJson } from './client.ts';
-import { airtableBase, airtableRecord, airtableTable, baseExternalId, baseToDocument, recordToDocument, type TableShape, tableExternalId, tableShape, tableToDocument } from './map.ts';
+import { airtableBase, airtableRecord, airtableTable, baseExternalId, baseToDocument, recordToDocument, tableExternalId, tableShape, tableToDocument, type TableShape } from './map.ts';
 import type { AirtableCredentials, AirtableSettings } from './schemas.ts';
 
 /** Airtable's largest page of records. */

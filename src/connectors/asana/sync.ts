@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Page, SourceAcl, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
 import { type AsanaCtx, asanaAll, asanaPage } from './client.ts';
-import { type AsanaStory, asanaProject, asanaStory, asanaTask, mergeAcls, PROJECT_FIELDS, projectAcl, projectToDocument, STORY_FIELDS, TASK_FIELDS, taskToDocument } from './map.ts';
+import { asanaProject, asanaStory, type AsanaStory, asanaTask, mergeAcls, PROJECT_FIELDS, projectAcl, projectToDocument, STORY_FIELDS, TASK_FIELDS, taskToDocument } from './map.ts';
 import type { AsanaCredentials, AsanaSettings } from './schemas.ts';
 
 /** Tasks per page: each costs a stories request, so one engine page (one checkpoint) stays near fifty requests. */

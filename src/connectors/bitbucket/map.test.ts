@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bitbucketPerson, bitbucketTime, commentsText, issueToDocument, pullRequestToDocument, type RepoRef, readmeToDocument, repoAcl, repositoryToDocument } from './map.ts';
+import { bitbucketPerson, bitbucketTime, commentsText, issueToDocument, pullRequestToDocument, readmeToDocument, type RepoRef, repoAcl, repositoryToDocument } from './map.ts';
 import { bbqlTime } from './sync.ts';
 import { bitbucketSignature, bitbucketWebhook, verifyBitbucketDelivery } from './webhook.ts';
 

@@ -11,8 +11,8 @@ import {
   VendorHttpError,
 } from '../kit/index.ts';
 import { BoxFileError, boxDownload, boxEvents, boxJson } from './client.ts';
-import { ancestorIds, collaborators, extensionOf, externalId, fileToDocument, folderGroup, inScope, ROOT_FOLDER } from './map.ts';
-import { type BoxCredentials, type BoxItem, type BoxSettings, boxItem, boxMe, collaborationPage, ITEM_FIELDS, itemPage } from './schemas.ts';
+import { ancestorIds, collaborators, externalId, extensionOf, fileToDocument, folderGroup, inScope, ROOT_FOLDER } from './map.ts';
+import { type BoxCredentials, type BoxItem, boxItem, boxMe, type BoxSettings, collaborationPage, ITEM_FIELDS, itemPage } from './schemas.ts';
 
 type Ctx = SourceContext<BoxCredentials, BoxSettings>;
 type Identities = { accounts: NonNullable<SourceIdentities['accounts']>[number][]; groups: NonNullable<SourceIdentities['groups']>[number][] };

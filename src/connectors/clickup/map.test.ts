@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { aclFor, comment, commentToDocument, docToDocument, listToDocument, msIso, pagesText, task, taskToDocument } from './map.ts';
+import { aclFor, commentToDocument, comment, docToDocument, listToDocument, msIso, pagesText, task, taskToDocument } from './map.ts';
 
 const place = { teamId: '9', listId: '900', path: 'Engineering / Backend / Sprint', acl: { groups: ['clickup:team:9'] } };
 

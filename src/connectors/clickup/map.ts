@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SourceAcl, SourceDocument } from '../kit/index.ts';
-import { type ClickUpUser, clickupUser } from './client.ts';
+import { clickupUser, type ClickUpUser } from './client.ts';
 
 /** ClickUp API answers (v2 hierarchy, tasks, comments; v3 docs and pages) and their pure mapping to documents. */
 const idStr = z.union([z.number(), z.string()]).transform(String);

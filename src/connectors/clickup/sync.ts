@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Page, SourceAcl, SourceDocument, SourceIdentities, SyncCapability, SyncMode } from '../kit/index.ts';
-import { type ClickUpCtx, type ClickUpTeam, clickupJson, teamsAnswer } from './client.ts';
+import { type ClickUpCtx, clickupJson, type ClickUpTeam, teamsAnswer } from './client.ts';
 import {
   aclFor,
   type Comment,
@@ -13,8 +13,8 @@ import {
   folder,
   folderToDocument,
   groupOf,
-  type ListPlace,
   list,
+  type ListPlace,
   listToDocument,
   msIso,
   personRef,

@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import { type Page, type SourceAcl, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode } from '../kit/index.ts';
-import { type Ctx, cfGet, cfGetOrNull, nextPath, resolveTarget, type Target, targetSchema } from './client.ts';
+import { cfGet, cfGetOrNull, type Ctx, nextPath, resolveTarget, type Target, targetSchema } from './client.ts';
 import {
   type CfAttachment,
-  type CfComment,
-  type CfContent,
-  type CfUser,
-  type CommentContainer,
-  type ContentKind,
   cfAttachment,
+  type CfComment,
   cfComment,
+  type CfContent,
   cfContent,
   cfPermission,
   cfReadRestriction,
   cfSpace,
+  type CfUser,
   cfUser,
+  type CommentContainer,
   commentToDocument,
+  type ContentKind,
   contentToDocument,
   type MapContext,
   restrictionAcl,

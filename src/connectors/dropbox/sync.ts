@@ -3,7 +3,7 @@ import { type Page, parseFile, type SourceContext, type SourceDocument, SourceSe
 import { resolveChanges, storedPathMap } from './changes.ts';
 import { DropboxEndpointError, download, rpc, TooLargeError } from './client.ts';
 import { EXTERNAL_PREFIX, externalId, fileToDocument, inScope } from './map.ts';
-import { type DropboxCredentials, type DropboxSettings, type FileEntry, fullAccount, type ListFolderResult, listFolderResult } from './schemas.ts';
+import { type DropboxCredentials, type DropboxSettings, type FileEntry, fullAccount, listFolderResult, type ListFolderResult } from './schemas.ts';
 
 type Ctx = SourceContext<DropboxCredentials, DropboxSettings>;
 

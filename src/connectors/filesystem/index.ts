@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { commonSettings, type FolderState, folderSettingsSchema, folderStateSchema, type KindDefinition, SourceSettingsError, type SyncMode, scanFolder } from '../kit/index.ts';
+import { commonSettings, folderSettingsSchema, type FolderState, folderStateSchema, type KindDefinition, scanFolder, SourceSettingsError, type SyncMode } from '../kit/index.ts';
 
 const settings = folderSettingsSchema.extend({ ...commonSettings }).strict();
 type Settings = z.infer<typeof settings>;

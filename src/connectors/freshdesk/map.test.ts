@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { articleToDocument, type FreshdeskTicket, folderAcl, ticketToDocument } from './map.ts';
+import { articleToDocument, folderAcl, type FreshdeskTicket, ticketToDocument } from './map.ts';
 
 const agents = { '7': { name: 'Grace Agent', email: 'Grace@Acme.TEST' } };
 const ticket: FreshdeskTicket = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nextPageUrl } from './client.ts';
-import { fileToDocument, type GlIssuable, issueToDocument, mergeRequestToDocument, type ProjectRef, projectAcl, renderNotes, wikiPageToDocument } from './map.ts';
+import { fileToDocument, type GlIssuable, issueToDocument, mergeRequestToDocument, projectAcl, type ProjectRef, renderNotes, wikiPageToDocument } from './map.ts';
 import { verifyGitLabToken } from './webhook.ts';
 
 const project: ProjectRef = { id: 7, path: 'acme/handbook', web_url: 'https://gitlab.example.com/acme/handbook', visibility: 'private' };

@@ -12,8 +12,8 @@ import {
   type ProjectRef,
   projectToDocument,
   wantedPath,
-  wikiContentSha,
   wikiExternalId,
+  wikiContentSha,
   wikiPageToDocument,
 } from './map.ts';
 import type { GitLabCredentials, GitLabSettings } from './schemas.ts';

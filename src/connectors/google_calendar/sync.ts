@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type Page, type SourceContext, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
+import { type Page, type SourceContext, SourceSettingsError, type SourceDocument, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
 import { calendarJson, calendarPath, SyncTokenGoneError } from './client.ts';
 import { type CalendarRef, calendarGroup, calendarPrefix, eventToDocument, externalId, isDocument } from './map.ts';
-import { type CalendarCredentials, type CalendarEvent, type CalendarListEntry, type CalendarSettings, calendarList, calendarResource, eventList } from './schemas.ts';
+import { type CalendarCredentials, type CalendarEvent, type CalendarListEntry, calendarList, calendarResource, type CalendarSettings, eventList } from './schemas.ts';
 
 type Ctx = SourceContext<CalendarCredentials, CalendarSettings>;
 

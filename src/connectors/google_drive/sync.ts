@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Page, parseFile, type SourceContext, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
+import { type Page, parseFile, type SourceContext, SourceSettingsError, type SourceDocument, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
 import { DriveFileError, driveBytes, driveJson } from './client.ts';
 import { contentPlan, externalId, FOLDER_MIME, fileToDocument } from './map.ts';
 import {
@@ -7,13 +7,13 @@ import {
   changeList,
   type DriveCredentials,
   type DriveFile,
-  type DriveSettings,
   driveFile,
   driveList,
+  type DriveSettings,
   FILE_FIELDS,
   fileList,
-  SUPPORTED_MIME_TYPES,
   startPageToken,
+  SUPPORTED_MIME_TYPES,
 } from './schemas.ts';
 
 type Ctx = SourceContext<DriveCredentials, DriveSettings>;

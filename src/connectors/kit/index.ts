@@ -3,9 +3,6 @@
  * The contract it implements, the vendor errors the sync engine understands, one HTTP helper that classifies
  * vendor answers, Retry-After parsing and backoff, settings helpers, and the few platform utilities kinds need.
  */
-
-export { type FolderState, folderSettingsSchema, folderStateSchema, formatOf, type ParsedFile, parseFile, parseHtml, SUPPORTED_EXTENSIONS, scanFolder } from '../../documents/files/index.ts';
-export { constantTimeEqual } from '../../platform/secrets.ts';
 export type {
   ActionDefinition,
   AnyKind,
@@ -17,9 +14,9 @@ export type {
   OAuthCapability,
   Page,
   SourceAcl,
+  SourceIdentities,
   SourceContext,
   SourceDocument,
-  SourceIdentities,
   StoredRef,
   SyncCapability,
   SyncMode,
@@ -35,3 +32,5 @@ export { parseRetryAfter, rateLimitDelayMs } from './limits.ts';
 export { commonSettings, siteUrl } from './settings.ts';
 export { abortableSleep } from './sleep.ts';
 export { validateWith } from './validate.ts';
+export { constantTimeEqual } from '../../platform/secrets.ts';
+export { type FolderState, folderSettingsSchema, folderStateSchema, type ParsedFile, parseFile, parseHtml, scanFolder, SUPPORTED_EXTENSIONS, formatOf } from '../../documents/files/index.ts';

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../platform/db/executor.ts';
 import type { VendorLimits } from './contract.ts';
+import type { Queryable } from '../../platform/db/executor.ts';
 
 /**
  * A connector's vendor rate limit shared by every process (API processes answering webhooks and actions, workers

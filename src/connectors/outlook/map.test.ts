@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VendorHttpError } from '../kit/index.ts';
 import { graphQuery, isExpiredDelta, onBase } from './client.ts';
 import { bodyText, type FolderRef, formatRecipient, messageAcl, messageToDocument } from './map.ts';
+import { VendorHttpError } from '../kit/index.ts';
 
 const inbox: FolderRef = { id: 'AQMkADAw-inbox', name: 'Inbox', path: 'Inbox' };
 const addr = (name: string | null, address: string | null) => ({ emailAddress: { name, address } });

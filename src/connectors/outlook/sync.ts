@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Page, type SourceContext, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
 import { graphGet, graphQuery, isExpiredDelta, isNotFound, seg } from './client.ts';
 import { type FolderRef, folderPrefix, messageExternalId, messageToDocument } from './map.ts';
-import { collection, graphMessage, graphUser, type MailFolder, mailFolder, type OutlookCredentials, type OutlookSettings } from './schemas.ts';
+import { collection, graphMessage, graphUser, mailFolder, type MailFolder, type OutlookCredentials, type OutlookSettings } from './schemas.ts';
 
 type Ctx = SourceContext<OutlookCredentials, OutlookSettings>;
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 import { classifyError } from './client.ts';
 import { articleToDocument, ownerAcl, recordToDocument, sfTime, soqlDateTime, soqlString } from './map.ts';
+import { VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 
 const account = {
   attributes: { type: 'Account', url: '/services/data/v62.0/sobjects/Account/001A' },

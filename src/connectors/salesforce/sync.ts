@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Page, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
-import { getDeleted, getUserInfo, instanceUrl, type QueryResult, query, queryAll, SalesforceApiError, type SalesforceCtx } from './client.ts';
+import { getDeleted, getUserInfo, instanceUrl, query, queryAll, type QueryResult, SalesforceApiError, type SalesforceCtx } from './client.ts';
 import { articleExternalId, articleToDocument, COMMENT_FIELDS, externalId, field, knowledgeFields, recordToDocument, type SfRecord, SPECS, soqlDateTime, soqlString } from './map.ts';
 import type { SalesforceCredentials, SalesforceObject, SalesforceSettings } from './schemas.ts';
 

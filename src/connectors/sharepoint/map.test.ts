@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { onBase } from './client.ts';
-import { type DriveRef, documentType, itemAcl, itemPath, itemToDocument, userRef } from './map.ts';
+import { documentType, type DriveRef, itemAcl, itemPath, itemToDocument, userRef } from './map.ts';
 import type { DriveItem } from './schemas.ts';
 import { sitePathFromUrl } from './sync.ts';
 

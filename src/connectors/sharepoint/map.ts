@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { z } from 'zod';
 import type { SourceAcl, SourceDocument } from '../kit/index.ts';
 import type { DriveItem, identitySet } from './schemas.ts';
+import type { z } from 'zod';
 
 /** A drive being synced, with what its documents need from its site (kept in the sync's page state). */
 export interface DriveRef {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type Page, parseFile, type SourceContext, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
+import { type Page, parseFile, type SourceContext, type SourceDocument, type SyncCapability, type SyncMode, SourceSettingsError, VendorHttpError } from '../kit/index.ts';
 import { deltaRequest, downloadItem, graphBase, graphGet, onBase } from './client.ts';
 import { type DriveRef, extensionOf, itemExternalId, itemPath, itemToDocument, userRef } from './map.ts';
-import { appOnly, collection, type DriveItem, driveItem, type GraphDrive, type GraphSite, graphDrive, graphSite, type SharepointCredentials, type SharepointSettings } from './schemas.ts';
+import { appOnly, collection, type DriveItem, driveItem, graphDrive, type GraphDrive, graphSite, type GraphSite, type SharepointCredentials, type SharepointSettings } from './schemas.ts';
 
 type Ctx = SourceContext<SharepointCredentials, SharepointSettings>;
 

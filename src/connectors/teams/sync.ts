@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Page, type SourceContext, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode } from '../kit/index.ts';
 import { type GraphPage, graphAll, graphGet, graphQuery, isExpiredDelta, isNotFound, seg } from './client.ts';
-import { type ChannelRef, channelPrefixes, type GraphMessage, isContentMessage, messageId, messageToDocument, repliesPrefix, replyId } from './map.ts';
+import { type ChannelRef, channelPrefixes, type GraphMessage, isContentMessage, messageId, messageToDocument, replyId, repliesPrefix } from './map.ts';
 import type { TeamsCredentials, TeamsSettings } from './schemas.ts';
 
 type Ctx = SourceContext<TeamsCredentials, TeamsSettings>;

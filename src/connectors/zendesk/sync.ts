@@ -8,11 +8,11 @@ import {
   ticketExternalId,
   ticketToDocument,
   type ZendeskComment,
-  type ZendeskTicket,
-  type ZendeskUser,
   zendeskArticle,
   zendeskComment,
+  type ZendeskTicket,
   zendeskTicket,
+  type ZendeskUser,
   zendeskUser,
 } from './map.ts';
 import { type ZendeskCredentials, type ZendeskSettings, zendeskHost } from './schemas.ts';

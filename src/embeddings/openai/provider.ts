@@ -1,12 +1,12 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { timeoutSignal } from '../../platform/abort.ts';
 import { AppError, fetchFailure, openAiErrorMessage } from '../../platform/errors.ts';
 import { maskSecrets } from '../../platform/secrets.ts';
 import { EMBEDDING_REJECTED, type EmbeddingProvider } from '../provider.ts';
 import { chunked, toUnitVector } from '../vector.ts';
 import { type BackoffPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs } from './backoff.ts';
+import { timeoutSignal } from '../../platform/abort.ts';
 
 export interface OpenAiProviderOptions {
   /** e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1` (Ollama), a vLLM or TEI server. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { can, createApiKey, listApiKeys, PERMISSIONS, type Permission, type Principal, revokeApiKey } from '../../access/index.ts';
-import { recordAudit } from '../../audit/index.ts';
 import { looksLikeEmail, normalizeEmail } from '../../identity/index.ts';
+import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { can } from '../../access/index.ts';
 import {
   type DocumentsDeps,
   deleteDocuments,
@@ -13,6 +12,7 @@ import { Errors } from '../../platform/errors.ts';
 import { getJob } from '../../platform/jobs/index.ts';
 import { rangeBound } from '../../platform/time-range.ts';
 import type { App } from '../app.ts';
+import { can } from '../../access/index.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { readerView } from '../view.ts';

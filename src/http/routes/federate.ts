@@ -32,8 +32,8 @@ import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { errorBody, isoTimestamp } from '../schemas.ts';
 import { readerView } from '../view.ts';
+import { errorBody, isoTimestamp } from '../schemas.ts';
 
 const tombstone = z.object({
   id: z.string(),

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { VERSION } from '../version.ts';
-import { hasDatabase, unopenable } from './data-dir.ts';
 import { acquireDataLock, type DataLock } from './data-lock.ts';
+import { hasDatabase, unopenable } from './data-dir.ts';
 import { type DatabaseExecutor, isReadOnlyStatement, type Queryable } from './executor.ts';
 
 /** Distinct statements kept prepared per database; past it, all are deallocated and prepared again. */
