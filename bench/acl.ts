@@ -26,6 +26,7 @@ import { machineLine, writeBenchSection } from './report.ts';
 
 const CHUNKS = Number(process.env.ACL_BENCH_CHUNKS ?? 100_000);
 const QUERIES = Number(process.env.ACL_BENCH_QUERIES ?? 200);
+const WARMUP = Number(process.env.ACL_BENCH_WARMUP ?? 20);
 const RESTRICTED_PERCENT = 30;
 const GROUPS = 100;
 const PERSON_GROUPS = 20;
@@ -96,7 +97,7 @@ async function phase(views: readonly ViewName[]): Promise<Map<string, { lat: num
   const out = new Map<string, { lat: number[]; results: number }>();
   for (const op of OPS) {
     process.stderr.write(`acl bench: ${op} (${views.join(', ')}), ${((performance.now() - benchStart) / 1000).toFixed(0)} s\n`);
-    for (let i = 0; i < Math.min(20, qs.length); i++) for (const v of views) await once(op, v, i); // warm-up
+    for (let i = 0; i < Math.min(WARMUP, qs.length); i++) for (const v of views) await once(op, v, i); // warm-up
     for (let i = 0; i < qs.length; i++) {
       for (const v of views) {
         const r = await once(op, v, i);
