@@ -4,11 +4,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createSession } from '../src/auth/sessions.ts';
 import { upsertUser } from '../src/auth/users.ts';
+import { WebSocketTransport } from '../src/mcp/index.ts';
 import type { Worker } from '../src/platform/jobs/index.ts';
 import { connectorWorker, syncConnector } from './connectors/support.ts';
 import { type FakeGitHub, seededRepo, startFakeGitHub } from './fakes/github.ts';
 import { type FakeSlack, startFakeSlack } from './fakes/slack.ts';
-import { listen } from './mcp/support.ts';
+import { listen, openSocket, upgradeStatus } from './mcp/support.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 
 /**
@@ -99,6 +100,11 @@ describe('permission-aware retrieval: REST, federate, MCP', () => {
     await gh.close();
   });
 
+  let listening: string | undefined;
+  const baseUrl = async () => {
+    listening ??= await listen(t);
+    return listening;
+  };
   const search = async (headers: Record<string, string>, query = 'roadmap', url = '/v1/search') => {
     const r = await t.app.inject({ method: 'POST', url, headers, payload: { query, limit: 50, mode: 'lexical' } });
     assert.equal(r.statusCode, 200, r.body);
@@ -237,7 +243,7 @@ describe('permission-aware retrieval: REST, federate, MCP', () => {
   });
 
   it('MCP (official SDK client): query_knowledge, get_document and the recent-documents resource answer the caller’s view', async () => {
-    const base = await listen(t);
+    const base = await baseUrl();
     const client = async (authorization: string, extra: Record<string, string> = {}) => {
       const c = new Client({ name: 'perm-test', version: '1' });
       await c.connect(new StreamableHTTPClientTransport(new URL('/v1/expose/mcp', base), { requestInit: { headers: { authorization, ...extra } } }));
@@ -267,11 +273,98 @@ describe('permission-aware retrieval: REST, federate, MCP', () => {
     }
   });
 
+  /** Each person's restricted documents (after the hand mappings above) and the markers of the others'. */
+  const MARKERS = { zephyr: /zephyr/i, salary: /salary/i, vault: /acme\/vault/i } as const;
+  const readers = () =>
+    [
+      { who: 'ada', headers: { authorization: keys.ada! }, mcp: { authorization: keys.ada! }, sees: ['zephyr'] },
+      { who: 'bob', headers: { authorization: keys.bob! }, mcp: { authorization: keys.bob! }, sees: ['vault'] },
+      { who: 'carol', headers: { authorization: keys.carol! }, mcp: { authorization: keys.carol! }, sees: ['zephyr'] },
+      { who: 'dave', headers: { cookie: daveCookie }, mcp: { authorization: keys.actAs!, 'x-atrium-act-as': 'dave@acme.test' }, sees: ['salary'] },
+      { who: 'service', headers: { authorization: keys.service! }, mcp: { authorization: keys.service! }, sees: [] },
+    ] as const;
+  const email = (who: string) => (who === 'carol' ? 'carol@partner.test' : `${who}@acme.test`);
+  const ALL_WORDS = 'roadmap zephyr salary billing acme vault body issue';
+
+  it('four people and a service key: /v1/federate answers exactly their sets; no item, snippet or reasoning of another', async () => {
+    for (const r of readers()) {
+      const res = await federate(r.headers, { query: ALL_WORDS, user_id: r.who === 'service' ? 'svc' : email(r.who) });
+      assert.equal(res.statusCode, 200, `${r.who}: ${res.body}`);
+      const items = res.json().items as { content: string; title?: string }[];
+      assert.ok(items.length > 0, r.who);
+      for (const [name, re] of Object.entries(MARKERS)) {
+        const mine = (r.sees as readonly string[]).includes(name);
+        if (mine) assert.ok(items.some((i) => re.test(i.content)), `${r.who} finds their ${name} document`);
+        else assert.doesNotMatch(res.body, re, `${r.who} never sees ${name}`);
+      }
+    }
+  });
+
+  it('four people and a service key over MCP (SDK client, Streamable HTTP and WebSocket): query_knowledge and get_document', async () => {
+    const base = await baseUrl();
+    const ids = Object.fromEntries(
+      (
+        await t.db.query<{ id: string; external_id: string }>(
+          "SELECT id, external_id FROM documents WHERE external_id IN ('msg:C_SEC:1767225600.000200', 'hr') OR external_id LIKE 'issue:acme/vault#%'",
+        )
+      ).rows.map((r) => [r.external_id === 'hr' ? 'salary' : r.external_id.startsWith('msg:') ? 'zephyr' : 'vault', r.id]),
+    ) as Record<keyof typeof MARKERS, string>;
+    assert.deepEqual(Object.keys(ids).sort(), ['salary', 'vault', 'zephyr']);
+    const wsUrl = `${base.replace(/^http/, 'ws')}/v1/expose/mcp/ws`;
+    for (const transport of ['http', 'websocket'] as const) {
+      for (const r of readers()) {
+        const c = new Client({ name: 'perm-test', version: '1' });
+        if (transport === 'http') {
+          await c.connect(new StreamableHTTPClientTransport(new URL('/v1/expose/mcp', base), { requestInit: { headers: { ...r.mcp } } }));
+        } else {
+          await c.connect(new WebSocketTransport(await openSocket(wsUrl, { ...r.mcp })));
+        }
+        try {
+          const found = JSON.stringify(await c.callTool({ name: 'query_knowledge', arguments: { query: ALL_WORDS, limit: 50 } }));
+          for (const [name, re] of Object.entries(MARKERS)) {
+            const mine = (r.sees as readonly string[]).includes(name);
+            if (mine) assert.match(found, re, `${transport} ${r.who} finds ${name}`);
+            else assert.doesNotMatch(found, re, `${transport} ${r.who} never sees ${name}`);
+            const doc = await c.callTool({ name: 'get_document', arguments: { document_id: ids[name as keyof typeof MARKERS] } });
+            if (mine) assert.match(JSON.stringify(doc), re, `${transport} ${r.who} reads ${name}`);
+            else {
+              assert.equal(doc.isError, true, `${transport} ${r.who}: ${name} is not found`);
+              assert.match(JSON.stringify(doc), /not found/i);
+              assert.doesNotMatch(JSON.stringify(doc), re);
+            }
+          }
+        } finally {
+          await c.close();
+        }
+      }
+    }
+  });
+
+  it('MCP over WebSocket: ?act_as= for clients that cannot set headers; without act_as the upgrade is a 403', async () => {
+    const base = await baseUrl();
+    const wsUrl = `${base.replace(/^http/, 'ws')}/v1/expose/mcp/ws`;
+    const c = new Client({ name: 'perm-test', version: '1' });
+    await c.connect(new WebSocketTransport(await openSocket(`${wsUrl}?act_as=${encodeURIComponent('ada@acme.test')}`, { authorization: keys.actAs! })));
+    try {
+      assert.match(JSON.stringify(await c.callTool({ name: 'query_knowledge', arguments: { query: 'roadmap zephyr', limit: 20 } })), /zephyr/);
+    } finally {
+      await c.close();
+    }
+    const refused = await upgradeStatus(wsUrl, { authorization: keys.bob!, 'x-atrium-act-as': 'ada@acme.test' });
+    assert.equal(refused.status, 403, refused.body);
+    assert.equal((await upgradeStatus(`${wsUrl}?act_as=ada@acme.test`, { authorization: keys.service! })).status, 403);
+    assert.equal((await upgradeStatus(`${wsUrl}?act_as=not-an-email`, { authorization: keys.actAs! })).status, 400);
+    assert.equal((await upgradeStatus(`${wsUrl}?act_as=ada@acme.test`, { authorization: keys.actAs!, 'x-atrium-act-as': 'bob@acme.test' })).status, 400);
+  });
+
   it('a membership removed at Slack disappears after the next sync', async () => {
     const channel = slack.channels.find((c) => c.id === 'C_SEC')!;
     channel.members = ['U_CAR'];
     assert.equal((await syncConnector(t, worker, slackId, false)).status, 'idle');
     assert.ok(!(await search({ authorization: keys.ada! })).includes(SECRET));
+    const fed = await federate({ authorization: keys.ada! }, { query: 'roadmap zephyr', user_id: 'ada@acme.test' });
+    assert.equal(fed.statusCode, 200, fed.body);
+    assert.doesNotMatch(fed.body, /zephyr/, 'nor through federate (its cache is keyed by the view, which changed)');
     const me = (await t.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: keys.carol! } })).json();
     assert.deepEqual(me.view.vendor_groups, ['slack:C_SEC']);
     assert.ok((await search({ authorization: keys.carol! })).includes(SECRET), 'the hand mapping survives the sync');

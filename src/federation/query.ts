@@ -35,6 +35,8 @@ export interface RunOptions {
   readonly origin?: string;
   /** Whose documents the local sources answer with (identity/view.ts); absent = EVERYONE (no ACL or public). */
   readonly viewer?: Viewer;
+  /** The person `viewer` is (a person's view, not a bypass): forwarded to remote nodes, which answer for them (FORWARDED_FOR_HEADER). */
+  readonly forwardedFor?: string;
 }
 
 interface Selection {
@@ -139,7 +141,7 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
     q,
     selection,
     remotes,
-    { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin, detailed, viewer: opts.viewer ?? EVERYONE },
+    { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin, detailed, viewer: opts.viewer ?? EVERYONE, forwardedFor: opts.forwardedFor },
     failed,
   );
   const fan = result.fan;
@@ -283,6 +285,7 @@ async function fanOut(
     /** Failed nodes are reported with the (masked) message from their answer, else with their status only. */
     detailed: boolean;
     viewer: Viewer;
+    forwardedFor: string | undefined;
   },
   failed: { node: string; reason: string }[],
 ): Promise<FanOutResult> {
@@ -298,6 +301,7 @@ async function fanOut(
       contextTerms: [...o.contextTerms],
       subNodes: sub,
       deadlineMs,
+      ...(o.forwardedFor ? { forwardedFor: o.forwardedFor } : {}),
       fetch: service?.fetch,
       origin: o.origin,
     }).then((outcome) => ({

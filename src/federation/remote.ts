@@ -24,6 +24,12 @@ export const CONTEXT_TERMS_MAX = 64;
  */
 export const ORIGIN_HEADER = 'x-atrium-origin';
 export const FEDERATION_LOOP = 'federation_loop';
+/**
+ * Sent with HOP_HEADER when the originating node answers a person: that person's email (URI-encoded). The receiving
+ * node answers for them only when the node credential it was sent with holds `act_as`; otherwise it answers with the
+ * credential's own view (a service key: documents everyone may read). See docs/permissions.md.
+ */
+export const FORWARDED_FOR_HEADER = 'x-atrium-federated-for';
 
 /** The header value for some context terms (the most recent first are kept). */
 export function encodeContextTerms(terms: readonly string[]): string {
@@ -108,6 +114,8 @@ export async function queryRemoteNode(
     fetch?: typeof fetch;
     /** This tenant's federation origin id (ORIGIN_HEADER). */
     origin?: string;
+    /** The person the answer is for (FORWARDED_FOR_HEADER); absent for a service view or an admin's bypass. */
+    forwardedFor?: string;
   },
 ): Promise<NodeOutcome> {
   const body = {
@@ -143,6 +151,7 @@ export async function queryRemoteNode(
         ...(opts.criticalFirst ? { [CRITICAL_FIRST_HEADER]: '1' } : {}),
         ...(opts.contextTerms?.length ? { [CONTEXT_TERMS_HEADER]: encodeContextTerms(opts.contextTerms) } : {}),
         ...(opts.origin ? { [ORIGIN_HEADER]: opts.origin } : {}),
+        ...(opts.forwardedFor ? { [FORWARDED_FOR_HEADER]: encodeURIComponent(opts.forwardedFor) } : {}),
       },
       body: JSON.stringify(body),
       signal,

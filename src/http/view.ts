@@ -8,7 +8,7 @@ import type { AppDeps } from './deps.ts';
  * `?bypass_acl=true` (admins, audited), the federated query's `user_id`, else the credential's own person or a
  * service view (identity/view.ts).
  */
-export async function readerView(deps: AppDeps, request: FastifyRequest, extra: { federateUserId?: string } = {}): Promise<ResolvedView> {
+export async function readerView(deps: AppDeps, request: FastifyRequest, extra: { federateUserId?: string; forwardedFor?: string } = {}): Promise<ResolvedView> {
   const principal = principalOf(request);
   const query = (request.query ?? {}) as Record<string, unknown>;
   const bypass = query.bypass_acl === 'true' || query.bypass_acl === true;

@@ -132,3 +132,37 @@ export async function mapAccount(db: Queryable, tenantId: string, accountId: str
   if (r.affectedRows === 0) return null;
   return (await listAccounts(db, tenantId, { unresolvedOnly: false, accountId }))[0] ?? null;
 }
+
+/**
+ * The people of a tenant as retrieval knows them (admins' directory view): everyone who signed in through SSO,
+ * every email a vendor account resolves to (by the vendor or an admin's mapping) and every email named as a group
+ * member, each with their IdP groups, vendor accounts and vendor groups. At most 1000, by email.
+ */
+export async function listPeople(db: Queryable, tenantId: string): Promise<PersonDirectoryEntry[]> {
+  const r = await db.query<{ email: string; name: string | null; groups: unknown; accounts: string[] | null; vendor_groups: string[] | null }>(
+    `WITH acct AS (SELECT account_id, coalesce(mapped_email, email) AS email, display_name FROM identity_accounts
+                   WHERE tenant_id = $1 AND coalesce(mapped_email, email) IS NOT NULL),
+          sso AS (SELECT lower(email) AS email, name, groups FROM users WHERE tenant_id = $1 AND disabled_at IS NULL),
+          people AS (SELECT email FROM sso UNION SELECT email FROM acct
+                     UNION SELECT member FROM identity_memberships WHERE tenant_id = $1 AND member LIKE '%@%')
+     SELECT p.email,
+            coalesce((SELECT name FROM sso WHERE sso.email = p.email LIMIT 1),
+                     (SELECT display_name FROM acct WHERE acct.email = p.email AND display_name IS NOT NULL ORDER BY account_id LIMIT 1)) AS name,
+            (SELECT groups FROM sso WHERE sso.email = p.email LIMIT 1) AS groups,
+            (SELECT array_agg(account_id ORDER BY account_id) FROM acct WHERE acct.email = p.email) AS accounts,
+            (SELECT array_agg(DISTINCT m.group_id) FROM identity_memberships m
+              WHERE m.tenant_id = $1 AND (m.member = p.email OR m.member IN (SELECT account_id FROM acct WHERE acct.email = p.email))) AS vendor_groups
+     FROM people p ORDER BY p.email LIMIT 1000`,
+    [tenantId],
+  );
+  return r.rows.map((row) => {
+    const groups = typeof row.groups === 'string' ? (JSON.parse(row.groups) as unknown) : row.groups;
+    return {
+      email: row.email,
+      display_name: row.name ?? null,
+      idp_groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string').sort() : [],
+      accounts: row.accounts ?? [],
+      vendor_groups: [...(row.vendor_groups ?? [])].sort(),
+    };
+  });
+}

@@ -3,6 +3,7 @@ export {
   forgetConnectorIdentities,
   type GroupMembers,
   listAccounts,
+  listPeople,
   lookupPerson,
   mapAccount,
   normalizeEmail,

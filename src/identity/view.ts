@@ -18,6 +18,11 @@ export interface ViewRequest {
   readonly actAs?: string;
   /** The federated query's `user_id`: an email acts as that person for `act_as` credentials; a person must name themself. */
   readonly federateUserId?: string;
+  /**
+   * FORWARDED_FOR_HEADER on a federation hop: the person the originating node answers. Honoured only from a credential
+   * with `act_as` (the node key); from any other it is ignored and the credential's own view applies.
+   */
+  readonly forwardedFor?: string;
   /** `?bypass_acl=true`: admins only, audited. */
   readonly bypass?: boolean;
   /** Where the request came from, for the bypass audit event (a route, an MCP tool). */
@@ -66,6 +71,8 @@ export async function resolveView(deps: ViewDeps, principal: Principal, req: Vie
     if (!looksLikeEmail(actAs)) throw Errors.validation(`${ACT_AS_HEADER} must be an email address`, [{ path: `headers.${ACT_AS_HEADER}`, message: 'an email address' }]);
     return personView(deps, principal.tenantId, actAs, true, []);
   }
+  const forwarded = req.forwardedFor?.trim();
+  if (forwarded && can(principal, 'act_as') && looksLikeEmail(forwarded)) return personView(deps, principal.tenantId, forwarded, true, []);
   const named = req.federateUserId?.trim();
   const own = principal.email ? normalizeEmail(principal.email) : null;
   if (named !== undefined && named !== '') {

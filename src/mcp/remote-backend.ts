@@ -1,9 +1,9 @@
 import type { Permission, Principal } from '../access/index.ts';
+import { timeoutSignal } from '../platform/abort.ts';
 import { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
 import { MCP_FORWARDED_BY_HEADER, type McpForwarder } from './invoke.ts';
 import { RESOURCES } from './resources.ts';
 import { TOOLS } from './tools.ts';
-import { timeoutSignal } from '../platform/abort.ts';
 
 export interface RemoteServiceOptions {
   /** The Atrium service, e.g. `https://atrium.example.com`. */
@@ -29,7 +29,8 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 60_000;
 
-  async function call(path: string, init: RequestInit = {}, signal?: AbortSignal): Promise<Response> {
+  /** `actAs`: the person the MCP client named at connect (X-Atrium-Act-As), forwarded so the service answers their view. */
+  async function call(path: string, init: RequestInit = {}, signal?: AbortSignal, actAs?: string): Promise<Response> {
     const signals = [timeoutSignal(timeoutMs), ...(signal ? [signal] : [])];
     try {
       return await doFetch(`${base}${path}`, {
@@ -39,6 +40,7 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
           accept: 'application/json',
           ...(init.body ? { 'content-type': 'application/json' } : {}),
           ...(opts.forwardedBy ? { [MCP_FORWARDED_BY_HEADER]: opts.forwardedBy } : {}),
+          ...(actAs ? { 'x-atrium-act-as': actAs } : {}),
         },
         signal: AbortSignal.any(signals),
       });
@@ -74,8 +76,8 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
       return { kind: 'api_key', id: 'self-hosted', tenantId: 'remote', userId: 'self-hosted', permissions };
     },
 
-    async callTool(_caller, name, args, signal): Promise<ToolOutput> {
-      const res = await call('/v1/expose/mcp/invoke', { method: 'POST', body: JSON.stringify({ tool: name, parameters: args }) }, signal);
+    async callTool(caller, name, args, signal): Promise<ToolOutput> {
+      const res = await call('/v1/expose/mcp/invoke', { method: 'POST', body: JSON.stringify({ tool: name, parameters: args }) }, signal, caller.actAs);
       if (!res.ok) return failure(res);
       const result = (await res.json()) as ToolCallResult;
       const text = result.content.map((c) => c.text).join('\n');
@@ -90,9 +92,9 @@ export function createRemoteBackend(opts: RemoteServiceOptions): KnowledgeBacken
       await (await call('/v1/expose/mcp/invoke', { method: 'POST', body: JSON.stringify({ tool: name, parameters: {} }) })).arrayBuffer();
     },
 
-    async readResource(_caller, name): Promise<ResourceContents> {
+    async readResource(caller, name): Promise<ResourceContents> {
       const def = RESOURCES.find((r) => r.name === name)!;
-      const res = await call(`/v1/expose/mcp/resources/read?uri=${encodeURIComponent(def.uri)}`);
+      const res = await call(`/v1/expose/mcp/resources/read?uri=${encodeURIComponent(def.uri)}`, {}, undefined, caller.actAs);
       if (!res.ok) return failure(res);
       const body = (await res.json()) as { contents: ResourceContents[] };
       const first = body.contents[0];

@@ -1,7 +1,8 @@
 import { type Server as HttpServer, type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { Principal } from '../access/index.ts';
+import { can, type Principal } from '../access/index.ts';
+import { ACT_AS_HEADER, looksLikeEmail } from '../identity/index.ts';
 import { isAppError } from '../platform/errors.ts';
 import type { McpContext } from './invoke.ts';
 import { hostAllowed, originAllowed } from './security.ts';
@@ -18,6 +19,11 @@ export interface WebSocketEndpointOptions {
    * client's address, for the failed-attempt limit: an AppError 429 refuses the upgrade with it) and before each message.
    */
   authenticate(token: string | undefined, client?: string): Promise<Principal | null>;
+  /**
+   * True when the backend's own service checks `act_as` (the self-hosted server forwards the name with its key, and
+   * the service refuses it without the permission): the endpoint passes the name on instead of checking it here.
+   */
+  readonly actAsCheckedUpstream?: boolean;
   /** Largest accepted frame (bytes); default MCP_MAX_MESSAGE_BYTES. */
   readonly maxPayload?: number;
   /** Ping interval; a socket that has not answered the previous ping is dropped (dead peers, half-open TCP). */
@@ -47,9 +53,29 @@ function bearer(req: IncomingMessage): string | undefined {
   return m?.[1];
 }
 
+/** The query parameter naming the acting person, for WebSocket clients that cannot set headers (browsers). */
+export const ACT_AS_PARAM = 'act_as';
+
+/**
+ * The person the upgrade request names (`X-Atrium-Act-As`, or `?act_as=` for clients that cannot set headers),
+ * undefined when none; a string error when the request is malformed (two different names, not an email).
+ */
+function actAsOf(req: IncomingMessage, url: URL): { actAs?: string } | { error: string } {
+  const header = req.headers[ACT_AS_HEADER];
+  if (Array.isArray(header)) return { error: 'send one X-Atrium-Act-As header' };
+  const params = url.searchParams.getAll(ACT_AS_PARAM);
+  if (params.length > 1) return { error: `send one ${ACT_AS_PARAM} parameter` };
+  const named = [header?.trim(), params[0]?.trim()].filter((v): v is string => v !== undefined && v !== '');
+  if (named.length === 0) return {};
+  if (named.length === 2 && named[0]!.toLowerCase() !== named[1]!.toLowerCase()) return { error: `X-Atrium-Act-As and ?${ACT_AS_PARAM}= name different people` };
+  if (!looksLikeEmail(named[0]!)) return { error: `${ACT_AS_HEADER} must be an email address` };
+  return { actAs: named[0]! };
+}
+
 /**
  * MCP over WebSocket on an existing HTTP server: the `Authorization: Bearer` key is checked on the
- * upgrade request (401 refuses the upgrade), Origin and Host as for Streamable HTTP (403).
+ * upgrade request (401 refuses the upgrade), Origin and Host as for Streamable HTTP (403). The connection reads as the
+ * person `X-Atrium-Act-As` or `?act_as=` names (a credential with `act_as` only, else 403), else as the key itself.
  */
 export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpointOptions): { close(): Promise<void> } {
   const wss = new WebSocketServer({
@@ -59,7 +85,8 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
   });
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
     if (path !== opts.path) {
       // Another upgrade handler may own this path; answer only when nobody else listens.
       if (http.listenerCount('upgrade') === 1) reject(socket, 404, 'route_not_found', `no WebSocket endpoint at ${path}`);
@@ -75,15 +102,26 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
       return;
     }
     const token = bearer(req);
+    const acting = actAsOf(req, url);
+    if ('error' in acting) {
+      reject(socket, 400, 'invalid_request', acting.error);
+      return;
+    }
     const unauthenticated = () =>
       reject(socket, 401, 'unauthenticated', 'missing or invalid API key: send Authorization: Bearer <API_KEY>', { 'WWW-Authenticate': 'Bearer' });
     opts
       .authenticate(token, req.socket.remoteAddress ?? 'unknown')
-      .then((principal) => {
-        if (!principal) {
+      .then((authenticated) => {
+        if (!authenticated) {
           unauthenticated();
           return;
         }
+        // The acting person is fixed for the connection, checked here like the HTTP transports check the header.
+        if (acting.actAs !== undefined && !opts.actAsCheckedUpstream && !can(authenticated, 'act_as')) {
+          reject(socket, 403, 'permission_denied', `${ACT_AS_HEADER} needs the 'act_as' permission: this credential reads only as itself`);
+          return;
+        }
+        const principal: Principal = acting.actAs === undefined ? authenticated : { ...authenticated, actAs: acting.actAs };
         wss.handleUpgrade(req, socket, head, (ws) => {
           alive.add(ws);
           ws.on('pong', () => alive.add(ws));

@@ -7,6 +7,7 @@ import { ConnectorDetailPage } from './pages/connector-detail.tsx';
 import { ConnectorsPage } from './pages/connectors.tsx';
 import { DocumentPage } from './pages/document.tsx';
 import { McpPage } from './pages/mcp.tsx';
+import { PeoplePage } from './pages/people.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { SetupPage } from './pages/setup.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
@@ -26,6 +27,7 @@ const NAV: readonly NavItem[] = [
   { href: '/connectors', label: 'Connectors', permission: 'connector:read' },
   { href: '/ai-usage', label: 'AI usage', permission: 'ai_usage:read' },
   { href: '/translations', label: 'Translations', permission: 'query' },
+  { href: '/people', label: 'People & access', permission: 'query' },
   { href: '/sso', label: 'Single sign-on', permission: 'admin' },
   { href: '/keys', label: 'API keys', permission: 'admin' },
   { href: '/audit', label: 'Audit log', permission: 'admin' },
@@ -49,6 +51,8 @@ function route(pathname: string): { page: ReactNode; nav: string } {
       return { page: <AiUsagePage />, nav: '/ai-usage' };
     case '/translations':
       return { page: <TranslationsPage />, nav: '/translations' };
+    case '/people':
+      return { page: <PeoplePage />, nav: '/people' };
     case '/sso':
       return { page: <SsoPage />, nav: '/sso' };
     case '/keys':

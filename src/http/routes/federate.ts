@@ -6,6 +6,7 @@ import {
   decodeContextTerms,
   deleteNode,
   describeRemoteNodes,
+  FORWARDED_FOR_HEADER,
   federatedRequestSchema,
   federatedResponseSchema,
   federationLoop,
@@ -94,6 +95,17 @@ function headerValue(v: string | string[] | undefined): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** The person FORWARDED_FOR_HEADER names (URI-decoded), undefined when absent or malformed. */
+function forwardedFor(v: string | string[] | undefined): string | undefined {
+  const raw = headerValue(v);
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Whether a node URL names this very instance (its public URL, the Host it was reached by, or a loopback address
  * on its port): registering it would return every local item twice. A name that resolves here through DNS or a
@@ -130,9 +142,12 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       async (request) => {
         const hop = request.headers[HOP_HEADER] === '1';
         const userId = (request.body as { user_id?: unknown } | null)?.user_id;
-        const { viewer } = await readerView(deps, request, typeof userId === 'string' ? { federateUserId: userId } : {});
+        // A hop names its reader only by FORWARDED_FOR_HEADER (honoured for act_as node keys); its body's user_id
+        // is the origin's user and never selects a view here, so an origin's service caller cannot name a person.
+        const view = await readerView(deps, request, hop ? { forwardedFor: forwardedFor(request.headers[FORWARDED_FOR_HEADER]) } : typeof userId === 'string' ? { federateUserId: userId } : {});
         return runFederatedQuery(deps, principalOf(request), request.body, {
-          viewer,
+          viewer: view.viewer,
+          ...(view.kind === 'person' && view.email ? { forwardedFor: view.email } : {}),
           force,
           hop,
           criticalFirst: hop && request.headers[CRITICAL_FIRST_HEADER] === '1',

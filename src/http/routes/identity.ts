@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
-import { listAccounts, looksLikeEmail, mapAccount, replaceGroupMembers } from '../../identity/index.ts';
+import { listAccounts, listPeople, looksLikeEmail, mapAccount, replaceGroupMembers } from '../../identity/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
@@ -20,6 +20,31 @@ const email = z.string().trim().max(320).refine(looksLikeEmail, 'an email addres
 
 /** The identity directory for admins (docs/permissions.md): vendor accounts, hand mappings, hand memberships. */
 export async function identityRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get(
+    '/v1/identity/people',
+    {
+      config: { permission: 'admin' },
+      schema: {
+        summary: 'The people retrieval knows: SSO users and the emails vendor accounts resolve to, with their IdP groups, vendor accounts and vendor groups',
+        tags: ['access'],
+        response: {
+          200: z.object({
+            people: z.array(
+              z.object({
+                email: z.string(),
+                display_name: z.string().nullable(),
+                idp_groups: z.array(z.string()).describe('from the last SSO sign-in'),
+                accounts: z.array(z.string()).describe('vendor accounts mapped to this email'),
+                vendor_groups: z.array(z.string()).describe('vendor groups of the email or its accounts'),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => ({ people: await listPeople(deps.db, principalOf(request).tenantId) }),
+  );
+
   app.get(
     '/v1/identity/accounts',
     {

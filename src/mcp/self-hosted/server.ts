@@ -116,7 +116,7 @@ export async function startSelfHostedServer(config: SelfHostedConfig, log: Logge
     await sessions.handle(req, res, body, await caller());
   }
 
-  const ws = attachWebSocketEndpoint(server, { path: SELF_HOSTED_WS_PATH, ctx, allowedOrigins, allowedHosts, authenticate: () => caller() });
+  const ws = attachWebSocketEndpoint(server, { path: SELF_HOSTED_WS_PATH, ctx, allowedOrigins, allowedHosts, authenticate: () => caller(), actAsCheckedUpstream: true });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
