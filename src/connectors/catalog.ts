@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { airtableKind } from './airtable/index.ts';
+import { anthropicKind } from './anthropic/index.ts';
 import { apiKind } from './api/index.ts';
 import { asanaKind } from './asana/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
@@ -35,6 +36,7 @@ import { zendeskKind } from './zendesk/index.ts';
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
   airtableKind as AnyKind,
+  anthropicKind as AnyKind,
   apiKind as AnyKind,
   asanaKind as AnyKind,
   bitbucketKind as AnyKind,
