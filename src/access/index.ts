@@ -14,5 +14,5 @@ export {
   tenantExists,
   upsertBootstrapKey,
 } from './api-keys.ts';
-export { can, PERMISSIONS, type Permission, type Principal, ROLE_PERMISSIONS, ROLES, type Role } from './permissions.ts';
+export { AI_USAGE_GROUP, can, PERMISSIONS, permissionGroups, type Permission, type Principal, ROLE_PERMISSIONS, ROLES, type Role } from './permissions.ts';
 export { createFailureThrottle, createTokenBucketLimiter, type FailureThrottle, type RateLimiter } from './rate-limit.ts';

@@ -1,5 +1,5 @@
 /** Every permission an API key or a session role can carry. The README lists which endpoint needs which. */
-export const PERMISSIONS = ['query', 'connector:read', 'connector:write', 'admin', 'act_as'] as const;
+export const PERMISSIONS = ['query', 'connector:read', 'connector:write', 'admin', 'act_as', 'ai_usage:read'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** What the caller of an endpoint is: a principal always belongs to exactly one tenant. */
@@ -30,6 +30,17 @@ export interface Principal {
 export function can(principal: Pick<Principal, 'permissions'>, permission: Permission): boolean {
   if (permission === 'act_as') return principal.permissions.has('act_as');
   return principal.permissions.has('admin') || principal.permissions.has(permission);
+}
+
+/**
+ * The ACL group every document of an `llm_providers` connector is stored with (usage, audit events, conversations:
+ * sensitive, docs/ai-usage.md): a credential reading as itself holds it with `ai_usage:read` (or `admin`).
+ */
+export const AI_USAGE_GROUP = 'atrium:ai_usage';
+
+/** The ACL groups a credential's own permissions grant in its retrieval view (identity/view.ts). */
+export function permissionGroups(principal: Pick<Principal, 'permissions'>): string[] {
+  return can(principal, 'ai_usage:read') ? [AI_USAGE_GROUP] : [];
 }
 
 export const ROLES = ['admin', 'member', 'viewer'] as const;

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import type { SourceDocument, SourceIdentities, StoredRef } from './kit/contract.ts';
+import type { SourceDocument, SourceIdentities, StoredRef, UsageRecord } from './kit/contract.ts';
 
 /**
  * The port through which connectors and sync write documents. The runtime adapts the documents module
@@ -20,6 +20,10 @@ export interface DocumentStore {
   listStored(tenantId: string, connectorId: string, prefix: string): Promise<StoredRef[]>;
   /** Records vendor accounts and whole group member lists for the identity directory (ACL principals). */
   identities?(input: { tenantId: string; connectorId: string; identities: SourceIdentities }): Promise<void>;
+  /** Stores AI-provider usage buckets (`ai_usage`, docs/ai-usage.md), one row per record_id (re-reads replace). */
+  usage?(input: { tenantId: string; connectorId: string; provider: string; records: readonly UsageRecord[] }): Promise<number>;
+  /** After a completed sync of an `llm_providers` connector: the AI-usage findings (idempotent). */
+  usageSynced?(input: { tenantId: string; connectorId: string }): Promise<void>;
 }
 
 /** What connector services need; AppDeps satisfies it structurally. */

@@ -1,4 +1,4 @@
-import { can, type Principal } from '../access/index.ts';
+import { can, type Principal, permissionGroups } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { ALL_DOCUMENTS, EVERYONE, personPrincipals, type Viewer } from '../documents/index.ts';
 import type { Queryable } from '../platform/db/index.ts';
@@ -35,6 +35,8 @@ export interface ResolvedView {
   readonly idp_groups: readonly string[];
   readonly vendor_groups: readonly string[];
   readonly vendor_accounts: readonly string[];
+  /** ACL groups the credential's own permissions grant (`atrium:ai_usage` with ai_usage:read or admin); none when acting. */
+  readonly permission_groups: readonly string[];
 }
 
 export interface ViewDeps {
@@ -56,37 +58,42 @@ export async function resolveView(deps: ViewDeps, principal: Principal, req: Vie
       userId: principal.userId,
       details: { surface: req.surface ?? null },
     });
-    return { viewer: ALL_DOCUMENTS, kind: 'bypass', email: principal.email ?? null, acting: false, idp_groups: [], vendor_groups: [], vendor_accounts: [] };
+    return { viewer: ALL_DOCUMENTS, kind: 'bypass', email: principal.email ?? null, acting: false, idp_groups: [], vendor_groups: [], vendor_accounts: [], permission_groups: [] };
   }
   const actAs = req.actAs?.trim();
   if (actAs !== undefined && actAs !== '') {
     if (!can(principal, 'act_as')) throw Errors.viewForbidden(`${ACT_AS_HEADER} needs the 'act_as' permission: this credential reads only as itself`);
     if (!looksLikeEmail(actAs)) throw Errors.validation(`${ACT_AS_HEADER} must be an email address`, [{ path: `headers.${ACT_AS_HEADER}`, message: 'an email address' }]);
-    return personView(deps, principal.tenantId, actAs, true);
+    return personView(deps, principal.tenantId, actAs, true, []);
   }
   const named = req.federateUserId?.trim();
   const own = principal.email ? normalizeEmail(principal.email) : null;
   if (named !== undefined && named !== '') {
     const isEmail = looksLikeEmail(named);
-    if (isEmail && can(principal, 'act_as') && normalizeEmail(named) !== own) return personView(deps, principal.tenantId, named, true);
+    if (isEmail && can(principal, 'act_as') && normalizeEmail(named) !== own) return personView(deps, principal.tenantId, named, true, []);
     // A person reads only as themself: naming someone else (by email or any other id) is refused, not ignored.
     if (own && normalizeEmail(named) !== own && named !== principal.userId) {
       throw Errors.viewForbidden(`user_id '${named}' is not this credential's person (${own}): a person-bound credential queries only as that person`);
     }
   }
-  if (own) return personView(deps, principal.tenantId, own, false);
-  return { viewer: EVERYONE, kind: 'service', email: null, acting: false, idp_groups: [], vendor_groups: [], vendor_accounts: [] };
+  // Reading as itself, a credential also holds the groups its permissions grant (AI-provider documents with
+  // ai_usage:read or admin); a person named by act_as gets exactly that person's view, without them.
+  const granted = permissionGroups(principal);
+  if (own) return personView(deps, principal.tenantId, own, false, granted);
+  const viewer = granted.length === 0 ? EVERYONE : { principals: ['*', 'public', ...granted.map((g) => `group:${g}`)] };
+  return { viewer, kind: 'service', email: null, acting: false, idp_groups: [], vendor_groups: [], vendor_accounts: [], permission_groups: granted };
 }
 
-async function personView(deps: ViewDeps, tenantId: string, email: string, acting: boolean): Promise<ResolvedView> {
+async function personView(deps: ViewDeps, tenantId: string, email: string, acting: boolean, granted: readonly string[]): Promise<ResolvedView> {
   const person = await lookupPerson(deps.db, tenantId, email);
   return {
-    viewer: { principals: personPrincipals({ email: person.email, groups: [...person.idp_groups, ...person.vendor_groups], userIds: person.accounts }) },
+    viewer: { principals: personPrincipals({ email: person.email, groups: [...person.idp_groups, ...person.vendor_groups, ...granted], userIds: person.accounts }) },
     kind: 'person',
     email: person.email,
     acting,
     idp_groups: person.idp_groups,
     vendor_groups: person.vendor_groups,
     vendor_accounts: person.accounts,
+    permission_groups: granted,
   };
 }

@@ -195,6 +195,11 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         }
         // Before the page is checkpointed, like its documents: a resumed sync does not lose a membership change.
         if (result.identities && store.identities) await store.identities({ tenantId, connectorId, identities: result.identities });
+        // Usage buckets likewise, upserted by record_id: a page read again replaces its rows.
+        if (result.usage && result.usage.length > 0) {
+          if (!store.usage) throw new NonRetriableError('no usage store is composed: the runtime must provide connectorDocuments.usage');
+          await store.usage({ tenantId, connectorId, provider: connector.type, records: result.usage });
+        }
         if (result.skipped && result.skipped.length > 0) {
           skipped.push(...result.skipped);
           // Unreadable this time, not gone: the full-sync sweep below keeps their stored versions.
@@ -224,6 +229,16 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
           deleted += await store.remove({ tenantId, connectorId, externalIds: vanished.slice(i, i + DELETE_BATCH) });
         }
         if (deleted > 0) await addRunCounts(deps.db, runId, { deleted });
+      }
+
+      // AI-usage findings over what this sync stored (idempotent: a resumed run computes the same, each recorded once).
+      // A failure here is logged, not the sync's: the next completed sync computes them again.
+      if (kind.group === 'llm_providers' && store.usageSynced) {
+        try {
+          await store.usageSynced({ tenantId, connectorId });
+        } catch (err) {
+          ctx.log.warn({ connectorId, err: errorSentence(err) }, 'AI-usage findings not computed');
+        }
       }
 
       const now = deps.clock.now();

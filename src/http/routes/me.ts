@@ -32,6 +32,7 @@ export async function meRoutes(app: App, deps: AppDeps): Promise<void> {
               idp_groups: z.array(z.string()),
               vendor_groups: z.array(z.string()),
               vendor_accounts: z.array(z.string()),
+              permission_groups: z.array(z.string()).describe('ACL groups the credential’s own permissions grant: `atrium:ai_usage` with ai_usage:read or admin (docs/ai-usage.md)'),
             }),
           }),
         },
@@ -47,7 +48,7 @@ export async function meRoutes(app: App, deps: AppDeps): Promise<void> {
         user_id: p.userId,
         permissions: PERMISSIONS.filter((x) => p.permissions.has(x)),
         identity: p.email ? { email: p.email } : null,
-        view: { kind: v.kind, email: v.email, acting: v.acting, idp_groups: [...v.idp_groups], vendor_groups: [...v.vendor_groups], vendor_accounts: [...v.vendor_accounts] },
+        view: { kind: v.kind, email: v.email, acting: v.acting, idp_groups: [...v.idp_groups], vendor_groups: [...v.vendor_groups], vendor_accounts: [...v.vendor_accounts], permission_groups: [...v.permission_groups] },
       };
     },
   );

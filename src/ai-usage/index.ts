@@ -1,0 +1,2 @@
+export { aiUsageSynced } from './findings.ts';
+export { upsertUsage, usageRecordSchema } from './store.ts';
