@@ -131,7 +131,8 @@ function windowOf(ctx: Ctx, p: AnthropicPage): { from: string; to: string } {
   const to = ctx.now.toISOString().slice(0, 10);
   const earliest = addDays(to, -ctx.settings.lookback_days);
   const resume = p.mode === 'incremental' && p.since ? addDays(p.since, 1 - ctx.settings.overlap_days) : earliest;
-  const from = resume < earliest ? earliest : resume > to ? to : resume;
+  // The resume day clamped into [earliest, to] (ISO days sort as strings).
+  const from = [earliest, resume, to].sort()[1] ?? earliest;
   return { from, to };
 }
 
