@@ -6,6 +6,7 @@ import { asanaKind } from './asana/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
+import { cursorKind } from './cursor/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
 import { boxKind } from './box/index.ts';
@@ -44,6 +45,7 @@ const KINDS: readonly AnyKind[] = [
   clickupKind as AnyKind,
   codaKind as AnyKind,
   confluenceKind as AnyKind,
+  cursorKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
   githubKind as AnyKind,
