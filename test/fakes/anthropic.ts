@@ -161,6 +161,14 @@ export async function startFakeAnthropic(data: AnthropicData, opts: { listCap?: 
     serverError: (status) => (status === 529 ? anthropicError(529, 'overloaded_error', 'Overloaded') : anthropicError(status, 'api_error', 'Internal server error')),
   });
 
+  // `Connection: close` on every answer: the engine's first document upsert can block the event loop past the server's
+  // 5 s keep-alive, and a request on the socket the server just closed fails with ECONNRESET (a test artefact).
+  const route = (method: string, path: string, handler: (req: FakeRequest) => FakeReply) =>
+    fake.route(method, path, (req) => {
+      const reply = handler(req);
+      return { ...reply, headers: { ...reply.headers, connection: 'close' } };
+    });
+
   const versioned = (handler: (req: FakeRequest) => FakeReply) => (req: FakeRequest) =>
     req.headers['anthropic-version'] ? handler(req) : anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required');
 
@@ -183,18 +191,18 @@ export async function startFakeAnthropic(data: AnthropicData, opts: { listCap?: 
       };
     });
 
-  fake.route('GET', '/v1/organizations/users', list(() => data.users, 'user'));
-  fake.route('GET', '/v1/organizations/users/:id', versioned((req) => {
+  route('GET', '/v1/organizations/users', list(() => data.users, 'user'));
+  route('GET', '/v1/organizations/users/:id', versioned((req) => {
     const u = data.users.find((x) => x.id === req.params.id);
     return u ? { json: { type: 'user', ...u } } : anthropicError(404, 'not_found_error', 'User not found');
   }));
-  fake.route('GET', '/v1/organizations/workspaces', (req) => list(() => data.workspaces.filter((w) => req.query.get('include_archived') === 'true' || !w.archived_at), 'workspace')(req));
-  fake.route('GET', '/v1/organizations/api_keys', (req) => {
+  route('GET', '/v1/organizations/workspaces', (req) => list(() => data.workspaces.filter((w) => req.query.get('include_archived') === 'true' || !w.archived_at), 'workspace')(req));
+  route('GET', '/v1/organizations/api_keys', (req) => {
     const status = req.query.get('status');
     const ws = req.query.get('workspace_id');
     return list(() => data.keys.filter((k) => (!status || k.status === status) && (!ws || k.workspace_id === ws)), 'api_key')(req);
   });
-  fake.route('GET', '/v1/organizations/invites', list(() => data.invites, 'invite'));
+  route('GET', '/v1/organizations/invites', list(() => data.invites, 'invite'));
 
   /** The day buckets a report request asks for, or an error reply. */
   const buckets = (req: FakeRequest): { days: string[]; more: string | null } | FakeReply => {
@@ -225,7 +233,7 @@ export async function startFakeAnthropic(data: AnthropicData, opts: { listCap?: 
     json: { data: days.map((day) => ({ starting_at: `${day}T00:00:00Z`, ending_at: `${addDays(day, 1)}T00:00:00Z`, results: results(day) })), has_more: more !== null, next_page: more },
   });
 
-  fake.route('GET', '/v1/organizations/usage_report/messages', versioned((req) => {
+  route('GET', '/v1/organizations/usage_report/messages', versioned((req) => {
     const b = buckets(req);
     if (!('days' in b)) return b;
     const g = groupBy(req);
@@ -260,7 +268,7 @@ export async function startFakeAnthropic(data: AnthropicData, opts: { listCap?: 
     });
   }));
 
-  fake.route('GET', '/v1/organizations/cost_report', versioned((req) => {
+  route('GET', '/v1/organizations/cost_report', versioned((req) => {
     const b = buckets(req);
     if (!('days' in b)) return b;
     const g = groupBy(req);
