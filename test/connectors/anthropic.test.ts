@@ -102,7 +102,7 @@ describe('anthropic connector against the fake Admin API', () => {
       day: '2026-11-20',
       workspace: 'Growth',
       user: 'grace@example.com',
-      api_key: 'sk-ant-api03-R2D...abcd',
+      api_key: 'apikey_01Prod',
       model: 'claude-sonnet-4-20250514',
       input_tokens: '1001000',
       output_tokens: '300000',

@@ -189,7 +189,8 @@ function inputTotal(r: AUsageResult): { total: number; cacheWrite: number } {
 
 /**
  * One usage group of one day: its `ai_usage` record and its searchable document. Input tokens count uncached input,
- * cache reads and cache writes (the breakdown is kept in metadata); the person is the key's creator.
+ * cache reads and cache writes (the breakdown is kept in metadata); the key is its id (the redacted hint in metadata);
+ * the person is the key's creator.
  */
 export function usageResult(day: string, r: AUsageResult, dir: Directory): { record: UsageRecord; document: SourceDocument } {
   const id = usageId(day, r);
@@ -205,6 +206,7 @@ export function usageResult(day: string, r: AUsageResult, dir: Directory): { rec
     workspace_id: r.workspace_id,
     api_key_id: r.api_key_id,
     api_key_name: keyName ?? null,
+    partial_key_hint: r.api_key_id ? (dir.keys[r.api_key_id]?.hint ?? null) : null,
     uncached_input_tokens: r.uncached_input_tokens,
     cache_read_input_tokens: r.cache_read_input_tokens,
     cache_creation_5m_input_tokens: r.cache_creation?.ephemeral_5m_input_tokens ?? 0,
@@ -218,7 +220,8 @@ export function usageResult(day: string, r: AUsageResult, dir: Directory): { rec
     workspace: r.workspace_id ? ws : DEFAULT_WORKSPACE,
     project: null,
     user: creator,
-    api_key: r.api_key_id ? key : null,
+    // The key's id, stable even once the key is deleted (its hint is then unknown); the hint is in metadata and text.
+    api_key: r.api_key_id,
     model: r.model,
     input_tokens: total,
     output_tokens: r.output_tokens,
