@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { airtableKind } from './airtable/index.ts';
+import { anthropicKind } from './anthropic/index.ts';
 import { apiKind } from './api/index.ts';
 import { asanaKind } from './asana/index.ts';
 import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
 import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { discourseKind } from './discourse/index.ts';
+import { cursorKind } from './cursor/index.ts';
 import { bitbucketKind } from './bitbucket/index.ts';
 import { discordKind } from './discord/index.ts';
 import { dropboxKind } from './dropbox/index.ts';
@@ -44,6 +46,7 @@ import { zendeskKind } from './zendesk/index.ts';
 /** Every implemented kind, one a line. Only kinds that really work are listed here (and so in the catalogue). */
 const KINDS: readonly AnyKind[] = [
   airtableKind as AnyKind,
+  anthropicKind as AnyKind,
   apiKind as AnyKind,
   asanaKind as AnyKind,
   bitbucketKind as AnyKind,
@@ -51,12 +54,13 @@ const KINDS: readonly AnyKind[] = [
   clickupKind as AnyKind,
   codaKind as AnyKind,
   confluenceKind as AnyKind,
+  cursorKind as AnyKind,
   discordKind as AnyKind,
   discourseKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
-  githubKind as AnyKind,
   gitbookKind as AnyKind,
+  githubKind as AnyKind,
   gitlabKind as AnyKind,
   gmailKind as AnyKind,
   googleCalendarKind as AnyKind,
