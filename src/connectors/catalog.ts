@@ -11,6 +11,7 @@ import { boxKind } from './box/index.ts';
 import { clickupKind } from './clickup/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
+import { frontKind } from './front/index.ts';
 import { githubKind } from './github/index.ts';
 import { gmailKind } from './gmail/index.ts';
 import { googleCalendarKind } from './google_calendar/index.ts';
@@ -44,6 +45,7 @@ const KINDS: readonly AnyKind[] = [
   confluenceKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
+  frontKind as AnyKind,
   githubKind as AnyKind,
   gitlabKind as AnyKind,
   gmailKind as AnyKind,
