@@ -16,6 +16,7 @@ import { githubKind } from './github/index.ts';
 import { gmailKind } from './gmail/index.ts';
 import { googleCalendarKind } from './google_calendar/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
+import { helpscoutKind } from './helpscout/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
 import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
@@ -51,6 +52,7 @@ const KINDS: readonly AnyKind[] = [
   gmailKind as AnyKind,
   googleCalendarKind as AnyKind,
   googleDriveKind as AnyKind,
+  helpscoutKind as AnyKind,
   hubspotKind as AnyKind,
   intercomKind as AnyKind,
   jiraKind as AnyKind,
