@@ -27,6 +27,7 @@ import { notionKind } from './notion/index.ts';
 import { outlookKind } from './outlook/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
 import { pipedriveKind } from './pipedrive/index.ts';
+import { servicenowKind } from './servicenow/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
@@ -62,6 +63,7 @@ const KINDS: readonly AnyKind[] = [
   outlookKind as AnyKind,
   pipedriveKind as AnyKind,
   salesforceKind as AnyKind,
+  servicenowKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
