@@ -15,11 +15,13 @@ import { boxKind } from './box/index.ts';
 import { clickupKind } from './clickup/index.ts';
 import { filesystemKind } from './filesystem/index.ts';
 import { freshdeskKind } from './freshdesk/index.ts';
+import { frontKind } from './front/index.ts';
 import { githubKind } from './github/index.ts';
 import { gmailKind } from './gmail/index.ts';
 import { googleCalendarKind } from './google_calendar/index.ts';
 import { googleDriveKind } from './google_drive/index.ts';
 import { guruKind } from './guru/index.ts';
+import { helpscoutKind } from './helpscout/index.ts';
 import { hubspotKind } from './hubspot/index.ts';
 import { intercomKind } from './intercom/index.ts';
 import { jiraKind } from './jira/index.ts';
@@ -34,6 +36,7 @@ import { outlookKind } from './outlook/index.ts';
 import { salesforceKind } from './salesforce/index.ts';
 import { pipedriveKind } from './pipedrive/index.ts';
 import { rssKind } from './rss/index.ts';
+import { servicenowKind } from './servicenow/index.ts';
 import { sharepointKind } from './sharepoint/index.ts';
 import { slackKind } from './slack/index.ts';
 import { teamsKind } from './teams/index.ts';
@@ -59,6 +62,7 @@ const KINDS: readonly AnyKind[] = [
   discourseKind as AnyKind,
   dropboxKind as AnyKind,
   freshdeskKind as AnyKind,
+  frontKind as AnyKind,
   gitbookKind as AnyKind,
   githubKind as AnyKind,
   gitlabKind as AnyKind,
@@ -66,6 +70,7 @@ const KINDS: readonly AnyKind[] = [
   googleCalendarKind as AnyKind,
   googleDriveKind as AnyKind,
   guruKind as AnyKind,
+  helpscoutKind as AnyKind,
   hubspotKind as AnyKind,
   intercomKind as AnyKind,
   jiraKind as AnyKind,
@@ -78,6 +83,7 @@ const KINDS: readonly AnyKind[] = [
   pipedriveKind as AnyKind,
   rssKind as AnyKind,
   salesforceKind as AnyKind,
+  servicenowKind as AnyKind,
   sharepointKind as AnyKind,
   slackKind as AnyKind,
   teamsKind as AnyKind,
