@@ -421,6 +421,7 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     return true;
   }
 
+  server.keepAliveTimeout = 120_000; // see test/fakes/kit: no ECONNRESET from a stalled event loop
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fake: FakeGitHub = {

@@ -56,21 +56,42 @@ export function connectorAcquire(db: Queryable, connector: ConnectorRecord, kind
 }
 
 /**
- * fetch behind the connector's bucket. Responses pass through untouched, so an SDK sees the vendor's
- * real 429 (with its headers) and its error type can be mapped; fetch-based kinds call `rateLimitFromResponse`.
- */
-/**
  * The longest one vendor request may take, answer body included. A hung call would otherwise hold its worker slot
  * (and a paused connector's run) for Node's own ~5 min header timeout; a timed-out call fails like a network error
  * (retried with the job's backoff).
  */
 export const VENDOR_REQUEST_TIMEOUT_MS = 60_000;
 
+/** Methods a request may be sent twice with: a second copy changes nothing at the vendor. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/**
+ * A connection the vendor closed while the client still held it for reuse (its keep-alive ran out while this process
+ * was busy): the request never reached the vendor, so sending it again on a fresh connection is safe.
+ */
+function staleConnection(err: unknown): boolean {
+  const code = (err as { cause?: { code?: string } } | null)?.cause?.code;
+  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
+}
+
+/**
+ * fetch behind the connector's bucket. Responses pass through untouched, so an SDK sees the vendor's
+ * real 429 (with its headers) and its error type can be mapped; fetch-based kinds call `rateLimitFromResponse`.
+ * An idempotent request whose reused connection turns out closed is sent once more, at once, instead of failing the
+ * whole page into the job's backoff.
+ */
 export function vendorFetch(acquire: () => Promise<void>, signal: AbortSignal, timeoutMs = VENDOR_REQUEST_TIMEOUT_MS): typeof fetch {
   return async (input, init) => {
     await acquire();
     const signals = [signal, timeoutSignal(timeoutMs), ...(init?.signal ? [init.signal] : [])];
-    return fetch(input, { ...init, signal: AbortSignal.any(signals) });
+    const request = { ...init, signal: AbortSignal.any(signals) };
+    try {
+      return await fetch(input, request);
+    } catch (err) {
+      const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+      if (!staleConnection(err) || !IDEMPOTENT.has(method) || request.signal.aborted) throw err;
+      return fetch(input, request);
+    }
   };
 }
 

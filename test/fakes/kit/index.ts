@@ -175,6 +175,9 @@ export class VendorFake {
           .catch((err: unknown) => this.send(res, { status: 500, json: { error: 'fake_crashed', message: err instanceof Error ? err.message : String(err) } }));
       });
     });
+    // Longer than a test ever leaves a connection idle, even on a loaded machine whose event loop stalls for seconds:
+    // Node's default (5 s) closes sockets the client still means to reuse (ECONNRESET), which is not what a test checks.
+    this.server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
