@@ -10,6 +10,7 @@ import { Ops } from '../platform/operations.ts';
 import { VERSION } from '../platform/version.ts';
 import { registerBackupCommands } from './backup.ts';
 import { registerDocumentCommands } from './documents.ts';
+import { registerLoginCommands } from './login-commands.ts';
 import { registerMcpCommands } from './mcp-commands.ts';
 import { callService, type Service, ServiceError, storageFor, withStorage } from './storage.ts';
 
@@ -35,6 +36,12 @@ async function sameTenant(service: Service, tenant: string): Promise<void> {
 export function buildProgram(env: NodeJS.ProcessEnv): Command {
   const program = new Command('atrium').version(VERSION).description('Atrium enterprise knowledge service');
   program.showHelpAfterError();
+  program.option('--url <url>', 'a running service to send commands with an HTTP API to (ATRIUM_URL); its key from --api-key, ATRIUM_API_KEY or `atrium login`');
+  program.hook('preAction', () => {
+    const url = program.opts<{ url?: string }>().url;
+    if (url) env.ATRIUM_URL = url;
+  });
+  registerLoginCommands(program, env);
 
   program
     .command('serve')

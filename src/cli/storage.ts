@@ -3,6 +3,7 @@ import { type Config, loadConfig } from '../config/index.ts';
 import { openDatabase } from '../main/runtime.ts';
 import { type DatabaseExecutor, describeHolder, hasDatabase, liveHolder, migrate } from '../platform/db/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
+import { normalizeServiceUrl, savedKey } from './login.ts';
 
 /**
  * How a CLI command reaches storage. Embedded storage belongs to one process: when a live process
@@ -59,11 +60,25 @@ const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** Resolves where a command's data lives, once, and says so on stderr (the folder's absolute path). */
 export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): Promise<StorageTarget> {
   const config = loadConfig(env);
+  // A service named by --url / ATRIUM_URL: commands with an HTTP API go there; the others need the folder itself.
+  if (env.ATRIUM_URL) {
+    const url = normalizeServiceUrl(env.ATRIUM_URL);
+    if (!req.forward) {
+      throw new CliRefusal(
+        `\`atrium ${req.command}\` works on the data folder itself, not through a service (--url / ATRIUM_URL ${url})${req.whyNot ? `: ${req.whyNot}` : ''}. Run it where the data folder is, without --url`,
+        2,
+      );
+    }
+    const key = req.forward.apiKey || (await savedKey(env, url));
+    if (!key) throw new CliRefusal(`no API key for ${url}: pass --api-key (or ATRIUM_API_KEY), or run \`atrium login --url ${url}\` once`, 5);
+    process.stderr.write(`atrium: sending this through ${url}\n`);
+    return { config, service: { url, key } };
+  }
   if (config.storage === 'postgres') return { config };
   const dir = config.dataDir;
   const holder = await liveHolder(dir);
   if (holder) {
-    const key = req.forward?.apiKey;
+    const key = req.forward?.apiKey || (req.forward && holder.url ? await savedKey(env, holder.url) : undefined);
     if (req.forward && holder.url && key) {
       process.stderr.write(`atrium: data folder ${dir} is held by the running service: sending this through ${holder.url}\n`);
       return { config, service: { url: holder.url, key } };
@@ -73,7 +88,7 @@ export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): P
       ? 'Wait for it to finish and run this again'
       : req.forward
         ? holder.url
-          ? `Pass an API key with the '${req.forward.permission}' permission (ATRIUM_API_KEY or --api-key) to send it through the service, or stop the service and run it again`
+          ? `Pass an API key with the '${req.forward.permission}' permission (ATRIUM_API_KEY or --api-key, or save one with \`atrium login\`) to send it through the service, or stop the service and run it again`
           : 'The service is still starting: run it again once it listens (with an API key), or stop the service'
         : `${req.whyNot ? `${capitalized(req.whyNot)}: ` : ''}stop the service and run it again`;
     throw new CliRefusal(`\`atrium ${req.command}\` did nothing: the data folder ${dir} is in use by ${describeHolder(holder)}. ${how}`, 3);
