@@ -29,6 +29,7 @@ export { CONNECTOR_GROUPS } from './contract.ts';
 export { authErrorMessage, findVendorError, rateLimitFromResponse, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
 export { bearer, checkResponse, joinUrl, VendorHttpError, type VendorRequest, vendorFetch, vendorJson } from './http.ts';
 export { parseRetryAfter, rateLimitDelayMs } from './limits.ts';
+export { checkEgressOf, fetchPublic, type PublicAnswer, type PublicRequest } from './public-fetch.ts';
 export { commonSettings, siteUrl } from './settings.ts';
 export { abortableSleep } from './sleep.ts';
 export { validateWith } from './validate.ts';

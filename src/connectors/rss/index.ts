@@ -1,5 +1,4 @@
-import type { KindDefinition } from '../kit/index.ts';
-import { egress } from './client.ts';
+import { checkEgressOf, type KindDefinition } from '../kit/index.ts';
 import { type RssCredentials, type RssSettings, rssCredentials, rssSettings } from './schemas.ts';
 import { type RssCursor, type RssPage, rssSync } from './sync.ts';
 
@@ -23,7 +22,7 @@ export const rssKind: KindDefinition<RssCredentials, RssSettings, RssCursor, Rss
   hasUsableCredentials: () => true,
   // No credentials to check: each feed's address must pass the egress policy (a settings problem if not).
   async validate(ctx) {
-    for (const u of ctx.settings.feed_urls) await egress(ctx, u);
+    for (const u of ctx.settings.feed_urls) await checkEgressOf(ctx, u);
     return { ok: true, account: `${ctx.settings.feed_urls.length} feed(s)` };
   },
   sync: rssSync,

@@ -1,5 +1,4 @@
-import type { KindDefinition } from '../kit/index.ts';
-import { egress } from './client.ts';
+import { checkEgressOf, type KindDefinition } from '../kit/index.ts';
 import { type WebCredentials, type WebSettings, webCredentials, webSettings } from './schemas.ts';
 import { type WebCursor, type WebPage, webSync } from './sync.ts';
 import { crawlScope } from './url.ts';
@@ -25,7 +24,7 @@ export const webKind: KindDefinition<WebCredentials, WebSettings, WebCursor, Web
   // No credentials to check: every origin the crawl starts from must pass the egress policy (a settings problem if not).
   async validate(ctx) {
     const origins = [...crawlScope(ctx.settings).origins];
-    for (const o of origins) await egress(ctx, o);
+    for (const o of origins) await checkEgressOf(ctx, o);
     return { ok: true, account: origins.join(', ') };
   },
   sync: webSync,
