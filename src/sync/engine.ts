@@ -14,7 +14,8 @@ import { nextFullAt, nextIncrementalAt, scheduleFor } from '../connectors/schedu
 import { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from '../connectors/kit/errors.ts';
 
 const payloadSchema = z.object({ connectorId: z.string(), syncType: z.enum(['incremental', 'full']), runId: z.string() });
-const checkpointSchema = z.object({ page: z.unknown(), cursor: z.unknown(), pages: z.number().int() });
+// `done`: documents read so far (the job API's progress count; vendors rarely say how many there are in all).
+const checkpointSchema = z.object({ page: z.unknown(), cursor: z.unknown(), pages: z.number().int(), done: z.number().int().optional() });
 
 /** Waits up to this long in-process for a vendor's rate limit; longer waits hand the job back to the queue. */
 export const INLINE_RATE_LIMIT_WAIT_MS = 60_000;
@@ -127,12 +128,14 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       let page: unknown;
       let cursor: unknown;
       let pages = 0;
+      let done = 0;
       // Credentials are checked against the vendor before the first page (not again on a resumed run).
       let validateFirst = false;
       if (saved.success && saved.data.page !== undefined) {
         page = saved.data.page === null ? null : sync.pageSchema.parse(saved.data.page);
         cursor = saved.data.cursor ?? null;
         pages = saved.data.pages;
+        done = saved.data.done ?? 0;
       } else {
         validateFirst = true;
         const since = payload.syncType === 'incremental' ? sync.cursorSchema.safeParse(connector.syncCursor) : null;
@@ -213,7 +216,8 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         cursor = result.cursor ?? cursor;
         pages++;
         await addRunCounts(deps.db, runId, { ...counts, batches: 1 });
-        await ctx.progress(Math.min(0.95, pages / (pages + 3)), { page: result.next, cursor, pages });
+        done += result.documents.length + (result.skipped?.length ?? 0);
+        await ctx.progress(Math.min(0.95, pages / (pages + 3)), { page: result.next, cursor, pages, done });
         page = result.next;
       }
 

@@ -9,6 +9,9 @@ export interface SyncRun {
   readonly added: number;
   readonly updated: number;
   readonly deleted: number;
+  readonly unchanged: number;
+  /** Pages read (the run's `batches`). */
+  readonly pages: number;
   readonly error: string | null;
   readonly document_count: number | null;
 }
@@ -42,6 +45,8 @@ export function parseSyncRuns(connector: Obj): SyncRun[] {
       added: num(counts.added),
       updated: num(counts.updated),
       deleted: num(counts.deleted),
+      unchanged: num(counts.unchanged),
+      pages: num(counts.batches ?? counts.pages),
       error: text(r.error) ?? text(r.last_error),
       document_count: typeof r.document_count === 'number' ? r.document_count : null,
     };

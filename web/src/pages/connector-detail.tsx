@@ -11,6 +11,25 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v ? v : undefined;
 }
 
+/**
+ * A running sync as it goes (the page refreshes every few seconds): vendors rarely say how many documents there are
+ * in all, so the bar is indeterminate and the counts are what was read so far.
+ */
+function SyncProgress({ run, now }: { run: SyncRun; now: Date }) {
+  const read = run.added + run.updated + run.unchanged;
+  return (
+    <section className="card" aria-live="polite" data-testid="sync-progress">
+      <h2>{run.sync_type === 'full' ? 'Full sync' : 'Incremental sync'} in progress</h2>
+      <progress aria-label="Sync in progress" />
+      <p>
+        <strong>{read.toLocaleString()}</strong> documents read over {run.pages.toLocaleString()} {run.pages === 1 ? 'page' : 'pages'}: {run.added.toLocaleString()} new,{' '}
+        {run.updated.toLocaleString()} changed, {run.unchanged.toLocaleString()} unchanged, {run.deleted.toLocaleString()} removed · started{' '}
+        <span title={run.started_at}>{relativeTime(run.started_at, now)}</span>
+      </p>
+    </section>
+  );
+}
+
 export function ConnectorDetailPage({ id }: { id: string }) {
   const session = useSession();
   const writable = session.can('connector:write');
@@ -61,6 +80,7 @@ export function ConnectorDetailPage({ id }: { id: string }) {
               <dd title={str(c.last_sync_at)}>{relativeTime(str(c.last_sync_at), now)}</dd>
             </div>
           </dl>
+          {runs[0]?.status === 'running' && <SyncProgress run={runs[0]} now={now} />}
           {str(c.status_reason) && <p className="notice">{str(c.status_reason)}</p>}
           {schedule && (str(schedule.next_incremental_at) || str(schedule.next_full_at)) && (
             <p className="muted small">
