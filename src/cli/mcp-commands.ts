@@ -6,6 +6,7 @@ import { createRuntime } from '../main/runtime.ts';
 import { createRemoteBackend, createServiceMcpContext, keyAdmission, parseSelfHostedConfig, serveStdio, startSelfHostedServer } from '../mcp/index.ts';
 import { liveHolder } from '../platform/db/index.ts';
 import { createLogger } from '../platform/log.ts';
+import { savedKey } from './login.ts';
 
 /** `atrium mcp --stdio` and `atrium mcp-server --config file.json`. */
 export function registerMcpCommands(program: Command, env: NodeJS.ProcessEnv): void {
@@ -17,12 +18,14 @@ export function registerMcpCommands(program: Command, env: NodeJS.ProcessEnv): v
     .action(async (opts: { stdio: boolean; url?: string }) => {
       // stdout carries the protocol: every log line goes to stderr.
       const log = createLogger({ level: env.LOG_LEVEL ?? 'warn', destination: process.stderr as never });
-      const key = env.ATRIUM_API_KEY;
-      if (!key) throw new Error('set ATRIUM_API_KEY to an Atrium API key: the MCP tools act with its permissions');
       const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
       // A local service holding the embedded folder is used over HTTP: the folder is never opened twice.
       const held = config.storage === 'pglite' ? await liveHolder(config.dataDir) : null;
-      const url = opts.url ?? env.ATRIUM_SERVICE_BASE_URL ?? held?.url ?? undefined;
+      // The subcommand's own --url, or the global one (atrium --url …, ATRIUM_URL).
+      const url = opts.url ?? env.ATRIUM_URL ?? env.ATRIUM_SERVICE_BASE_URL ?? held?.url ?? undefined;
+      // The key: ATRIUM_API_KEY, else the one `atrium login` saved for that service.
+      const key = env.ATRIUM_API_KEY || (url ? await savedKey(env, url) : undefined);
+      if (!key) throw new Error('set ATRIUM_API_KEY to an Atrium API key (or save one with `atrium login`): the MCP tools act with its permissions');
       if (url) {
         const backend = createRemoteBackend({ baseUrl: url, apiKey: key, forwardedBy: 'stdio' });
         const caller = await backend.caller();
