@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../platform/db/index.ts';
-import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { type ApiKeyRecord, createApiKey, ensureTenant } from './api-keys.ts';
 
@@ -30,18 +29,16 @@ export async function issueSetupCode(db: Queryable, now: Date): Promise<{ code: 
 }
 
 /**
- * Spends a setup code on the instance's first admin key (tenant `default`): refused when the code is unknown, used or
+ * Spends a setup code on the instance's first admin key (tenant `default`); null when the code is unknown, used or
  * expired, or when a key exists by now (someone else finished the setup). One statement claims the code, so two
  * visitors racing with it get one key between them.
  */
-export async function redeemSetupCode(db: Queryable, input: { code: string; name: string; now: Date }): Promise<ApiKeyRecord & { key: string }> {
+export async function redeemSetupCode(db: Queryable, input: { code: string; name: string; now: Date }): Promise<(ApiKeyRecord & { key: string }) | null> {
   const claimed = await db.query<{ id: string }>(
     `UPDATE setup_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 AND NOT EXISTS (SELECT 1 FROM api_keys) RETURNING id`,
     [hashCode(input.code), input.now],
   );
-  if (claimed.rows.length === 0) {
-    throw Errors.unauthenticated('this setup code is wrong, used or expired, or the instance already has a key: restart the service for a new code, or sign in with a key');
-  }
+  if (claimed.rows.length === 0) return null;
   await ensureTenant(db, DEFAULT_TENANT);
   return createApiKey(db, { tenantId: DEFAULT_TENANT, name: input.name, permissions: ['admin'], createdBy: 'first-run setup' });
 }

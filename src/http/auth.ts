@@ -27,16 +27,17 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /**
- * A presented API key's principal, or null, under the failed-attempt limit per client address: while `client` is
- * over it the key is not even checked (429 with Retry-After). The failure that starts a block is audited.
+ * Runs one credential check for `client` under the failed-attempt limit per client address: while the client is over
+ * it the check does not even run (429 with Retry-After); a check that answers null counts as a failure, and the
+ * failure that starts a block is logged and audited. API keys and the first-run setup code both go through it.
  */
-export async function authenticateBearer(deps: AppDeps, client: string, token: string): Promise<Principal | null> {
+export async function underFailureThrottle<T>(deps: AppDeps, client: string, check: () => Promise<T | null>): Promise<T | null> {
   const throttle = deps.authFailures;
   const now = deps.clock.now().getTime();
   const blocked = throttle?.blockedFor(client, now) ?? 0;
   if (blocked > 0) throw Errors.authThrottled(blocked);
-  const principal = token ? await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null;
-  if (!principal && throttle) {
+  const passed = await check();
+  if (passed === null && throttle) {
     const { retryAfter, started } = throttle.fail(client, now);
     if (started) {
       deps.log.warn({ client, retryAfter }, 'too many failed authentication attempts: client throttled');
@@ -48,7 +49,12 @@ export async function authenticateBearer(deps: AppDeps, client: string, token: s
       }).catch((err: unknown) => deps.log.error({ err }, 'could not record the auth throttle audit event'));
     }
   }
-  return principal;
+  return passed;
+}
+
+/** A presented API key's principal, or null, under the failed-attempt limit (`underFailureThrottle`). */
+export async function authenticateBearer(deps: AppDeps, client: string, token: string): Promise<Principal | null> {
+  return underFailureThrottle(deps, client, async () => (token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null));
 }
 
 export async function resolvePrincipal(deps: AppDeps, request: FastifyRequest): Promise<Principal | null> {

@@ -4,6 +4,7 @@ import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
+import { underFailureThrottle } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -42,16 +43,10 @@ export async function setupRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request, reply) => {
-      const throttle = deps.authFailures;
-      const now = deps.clock.now();
-      const blocked = throttle?.blockedFor(request.ip, now.getTime()) ?? 0;
-      if (blocked > 0) throw Errors.authThrottled(blocked);
-      let created: Awaited<ReturnType<typeof redeemSetupCode>>;
-      try {
-        created = await redeemSetupCode(deps.db, { code: request.body.code, name: request.body.name, now });
-      } catch (err) {
-        throttle?.fail(request.ip, now.getTime());
-        throw err;
+      const { code, name } = request.body;
+      const created = await underFailureThrottle(deps, request.ip, () => redeemSetupCode(deps.db, { code, name, now: deps.clock.now() }));
+      if (!created) {
+        throw Errors.unauthenticated('this setup code is wrong, used or expired, or the instance already has a key: restart the service for a new code, or sign in with a key');
       }
       await recordAudit(deps.db, { tenantId: created.tenant_id, action: Ops.apiKeyCreated, actorId: 'setup', userId: 'first-run setup', details: { key_id: created.id, via: 'setup_code' } });
       deps.log.info({ keyId: created.id }, 'first admin key created with the setup code');
