@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { aid, type FakeAirtable, startFakeAirtable } from '../fakes/airtable.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('airtable connector against the fake Airtable Web API', () => {
   let t: TestApp;
@@ -17,16 +17,7 @@ describe('airtable connector against the fake Airtable Web API', () => {
   const clients = aid('tbl', 2);
   before(async () => {
     at = await startFakeAirtable(undefined, { basePage: 1 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ airtable: at.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ airtable: { client_id: 'at-client', client_secret: 'at-secret-0123456789', token_url: `${at.url}/oauth2/v1/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('airtable', at.url, { clock, oauthClient: { client_id: 'at-client', client_secret: 'at-secret-0123456789', token_url: `${at.url}/oauth2/v1/token` } }));
   });
   after(async () => {
     await t.close();

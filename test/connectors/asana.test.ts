@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeAsana, startFakeAsana } from '../fakes/asana.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('asana connector against the fake Asana API', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('asana connector against the fake Asana API', () => {
   before(async () => {
     // One item a page: every list is read over several pages (next_page.offset).
     fa = await startFakeAsana(undefined, { maxPage: 1 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ asana: fa.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ asana: { client_id: 'asana-client', client_secret: 'asana-secret-0123456789', token_url: `${fa.url}/-/oauth_token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('asana', fa.url, { clock, oauthClient: { client_id: 'asana-client', client_secret: 'asana-secret-0123456789', token_url: `${fa.url}/-/oauth_token` } }));
   });
   after(async () => {
     await t.close();

@@ -4,8 +4,8 @@ import { bitbucketSignature } from '../../src/connectors/bitbucket/index.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type BBRepo, type BBUser, type FakeBitbucket, seedBitbucket, startFakeBitbucket } from '../fakes/bitbucket.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const bare = (uuid: string) => uuid.replace(/^\{|\}$/g, '');
 
@@ -18,16 +18,7 @@ describe('bitbucket connector against the fake Bitbucket Cloud REST 2.0 API', ()
   before(async () => {
     // Pages of at most 2 values: a few documents, many `next` links.
     bb = await startFakeBitbucket(seedBitbucket({ prsPerRepo: 3 }), { pagelen: 2 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ bitbucket: bb.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ bitbucket: { client_id: 'bb-key', client_secret: 'bb-secret-0123456789', token_url: `${bb.url}/site/oauth2/access_token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('bitbucket', bb.url, { clock, oauthClient: { client_id: 'bb-key', client_secret: 'bb-secret-0123456789', token_url: `${bb.url}/site/oauth2/access_token` } }));
   });
   after(async () => {
     await t.close();

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeBox, STREAM_BASE, startFakeBox } from '../fakes/box.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('box connector against the fake Box API', () => {
   let t: TestApp;
@@ -14,17 +14,8 @@ describe('box connector against the fake Box API', () => {
   const clock = fixedClock(new Date());
   before(async () => {
     box = await startFakeBox();
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ box: box.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        // Box's authorize URL as the kind declares it; the token endpoint is the fake's.
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ box: { client_id: 'box-client', client_secret: 'box-secret', token_url: `${box.url}/oauth2/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    // Box's authorize URL as the kind declares it; the token endpoint is the fake's.
+    ({ t, worker } = await kindHarness('box', box.url, { clock, oauthClient: { client_id: 'box-client', client_secret: 'box-secret', token_url: `${box.url}/oauth2/token` } }));
   });
   after(async () => {
     await t.close();

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { CU_BASE, type FakeClickUp, seedClickUp, startFakeClickUp } from '../fakes/clickup.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('clickup connector against the fake ClickUp API (v2, Docs v3)', () => {
   let t: TestApp;
@@ -17,16 +17,7 @@ describe('clickup connector against the fake ClickUp API (v2, Docs v3)', () => {
     const data = seedClickUp();
     for (let i = 0; i < 27; i++) data.comments.push({ id: String(600 + i), taskId: '86a2', text: `Runbook review note ${i}`, user: data.me, date: CU_BASE + 3_600_000 + i * 1000 });
     cu = await startFakeClickUp(data, { maxTasks: 2 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ clickup: cu.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ clickup: { client_id: 'cu-client', client_secret: 'cu-secret-0123456789', token_url: `${cu.url}/api/v2/oauth/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('clickup', cu.url, { clock, oauthClient: { client_id: 'cu-client', client_secret: 'cu-secret-0123456789', token_url: `${cu.url}/api/v2/oauth/token` } }));
   });
   after(async () => {
     await t.close();

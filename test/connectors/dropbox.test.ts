@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeDropbox, startFakeDropbox } from '../fakes/dropbox.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('dropbox connector against the fake Dropbox API v2', () => {
   let t: TestApp;
@@ -14,17 +14,8 @@ describe('dropbox connector against the fake Dropbox API v2', () => {
   const clock = fixedClock(new Date());
   before(async () => {
     dbx = await startFakeDropbox();
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ dropbox: dbx.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        // Dropbox's authorize URL as the kind declares it; the token endpoint is the fake's.
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ dropbox: { client_id: 'dbx-app-key', client_secret: 'dbx-app-secret', token_url: `${dbx.url}/oauth2/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    // Dropbox's authorize URL as the kind declares it; the token endpoint is the fake's.
+    ({ t, worker } = await kindHarness('dropbox', dbx.url, { clock, oauthClient: { client_id: 'dbx-app-key', client_secret: 'dbx-app-secret', token_url: `${dbx.url}/oauth2/token` } }));
   });
   after(async () => {
     await t.close();

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeGmail, startFakeGmail } from '../fakes/gmail.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const M1 = 'message:18c1a0000000a001';
 const M2 = 'message:18c1a0000000a002';
@@ -19,16 +19,7 @@ describe('gmail connector against the fake Gmail API v1', () => {
   const clock = fixedClock(new Date());
   before(async () => {
     gmail = await startFakeGmail();
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ gmail: gmail.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ gmail: { client_id: 'gmail-client.apps.googleusercontent.com', client_secret: 'gmail-secret', token_url: `${gmail.url}/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('gmail', gmail.url, { clock, oauthClient: { client_id: 'gmail-client.apps.googleusercontent.com', client_secret: 'gmail-secret', token_url: `${gmail.url}/token` } }));
   });
   after(async () => {
     await t.close();

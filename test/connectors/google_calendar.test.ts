@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { ADA, ENG, type FakeGoogleCalendar, GRACE, HOLIDAYS, htmlLink, startFakeGoogleCalendar } from '../fakes/google-calendar.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const eventsPath = (calendarId: string) => `/calendar/v3/calendars/${encodeURIComponent(calendarId)}/events`;
 const id = (calendarId: string, eventId: string) => `event:${calendarId}:${eventId}`;
@@ -17,16 +17,7 @@ describe('google_calendar connector against the fake Calendar v3 API', () => {
   const clock = fixedClock(new Date());
   before(async () => {
     cal = await startFakeGoogleCalendar();
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ google_calendar: cal.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ google_calendar: { client_id: 'cal-client.apps.googleusercontent.com', client_secret: 'cal-secret', token_url: `${cal.url}/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('google_calendar', cal.url, { clock, oauthClient: { client_id: 'cal-client.apps.googleusercontent.com', client_secret: 'cal-secret', token_url: `${cal.url}/token` } }));
   });
   after(async () => {
     await t.close();

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { DOC, type FakeDrive, FOLDER, startFakeDrive } from '../fakes/google-drive.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('google_drive connector against the fake Drive v3 API', () => {
   let t: TestApp;
@@ -14,17 +14,8 @@ describe('google_drive connector against the fake Drive v3 API', () => {
   const clock = fixedClock(new Date());
   before(async () => {
     drive = await startFakeDrive();
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ google_drive: drive.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        // Google's authorize URL as the kind declares it; the token endpoint is the fake's.
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ google_drive: { client_id: 'drive-client.apps.googleusercontent.com', client_secret: 'drive-secret', token_url: `${drive.url}/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    // Google's authorize URL as the kind declares it; the token endpoint is the fake's.
+    ({ t, worker } = await kindHarness('google_drive', drive.url, { clock, oauthClient: { client_id: 'drive-client.apps.googleusercontent.com', client_secret: 'drive-secret', token_url: `${drive.url}/token` } }));
   });
   after(async () => {
     await t.close();

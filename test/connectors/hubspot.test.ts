@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeHubSpot, startFakeHubSpot } from '../fakes/hubspot.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 const SINGULAR = { companies: 'company', contacts: 'contact', deals: 'deal', tickets: 'ticket', notes: 'note' } as const;
 
@@ -16,16 +16,7 @@ describe('hubspot connector against the fake HubSpot CRM v3 API', () => {
   const clock = fixedClock(new Date());
   before(async () => {
     hs = await startFakeHubSpot();
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ hubspot: hs.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ hubspot: { client_id: 'hs-client', client_secret: 'hs-secret-0123456789', token_url: `${hs.url}/oauth/v1/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('hubspot', hs.url, { clock, oauthClient: { client_id: 'hs-client', client_secret: 'hs-secret-0123456789', token_url: `${hs.url}/oauth/v1/token` } }));
   });
   after(async () => {
     await t.close();

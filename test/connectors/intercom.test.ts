@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeIntercom, type ICConversation, seedIntercom, startFakeIntercom } from '../fakes/intercom.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('intercom connector against the fake Intercom REST API', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('intercom connector against the fake Intercom REST API', () => {
   before(async () => {
     // Search pages of at most 2 conversations: a few documents, many pages.
     ic = await startFakeIntercom(seedIntercom({ conversations: 6 }), { searchPage: 2 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ intercom: ic.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ intercom: { client_id: 'ic-client', client_secret: 'ic-secret-0123456789', token_url: `${ic.url}/auth/eagle/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('intercom', ic.url, { clock, oauthClient: { client_id: 'ic-client', client_secret: 'ic-secret-0123456789', token_url: `${ic.url}/auth/eagle/token` } }));
   });
   after(async () => {
     await t.close();

@@ -4,8 +4,8 @@ import { jiraSignature } from '../../src/connectors/jira/index.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { adfDoc, type FakeJira, type JComment, type JIssue, seedJira, startFakeJira } from '../fakes/jira.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('jira connector against the fake Jira Cloud REST v3 API', () => {
   let t: TestApp;
@@ -16,16 +16,7 @@ describe('jira connector against the fake Jira Cloud REST v3 API', () => {
   before(async () => {
     // Pages of at most 5 issues: a few documents, many pages.
     jira = await startFakeJira(seedJira({ issuesPerProject: 12 }), { maxPage: 5 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ jira: jira.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ jira: { client_id: 'atl-client', client_secret: 'atl-secret-0123456789', token_url: `${jira.url}/oauth/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('jira', jira.url, { clock, oauthClient: { client_id: 'atl-client', client_secret: 'atl-secret-0123456789', token_url: `${jira.url}/oauth/token` } }));
   });
   after(async () => {
     await t.close();

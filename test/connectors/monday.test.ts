@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeMonday, startFakeMonday } from '../fakes/monday.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('monday connector against the fake monday.com GraphQL API', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('monday connector against the fake monday.com GraphQL API', () => {
   before(async () => {
     // Two items a page: boards are read with items_page, then next_items_page.
     m = await startFakeMonday(undefined, { itemsPerPage: 2 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ monday: m.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ monday: { client_id: 'monday-client', client_secret: 'monday-secret-0123456789', token_url: `${m.url}/oauth2/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('monday', m.url, { clock, oauthClient: { client_id: 'monday-client', client_secret: 'monday-secret-0123456789', token_url: `${m.url}/oauth2/token` } }));
   });
   after(async () => {
     await t.close();

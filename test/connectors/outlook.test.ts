@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeOutlook, PEOPLE, startFakeOutlook } from '../fakes/outlook.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('outlook connector against the fake Microsoft Graph', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('outlook connector against the fake Microsoft Graph', () => {
   before(async () => {
     // Delta pages of 2 messages: nextLink paging is exercised in every folder with more than two.
     graph = await startFakeOutlook({ pageSize: 2 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ outlook: `${graph.url}/v1.0` }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ outlook: { client_id: 'outlook-client', client_secret: 'outlook-client-secret', token_url: `${graph.url}/organizations/oauth2/v2.0/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('outlook', `${graph.url}/v1.0`, { clock, oauthClient: { client_id: 'outlook-client', client_secret: 'outlook-client-secret', token_url: `${graph.url}/organizations/oauth2/v2.0/token` } }));
   });
   after(async () => {
     await t.close();

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakePipedrive, startFakePipedrive } from '../fakes/pipedrive.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('pipedrive connector against the fake Pipedrive API (v2, v1 notes)', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('pipedrive connector against the fake Pipedrive API (v2, v1 notes)', ()
   before(async () => {
     // One item a page: every list is read over several pages (v2 cursors, v1 start offsets).
     pd = await startFakePipedrive(undefined, { maxPage: 1 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ pipedrive: pd.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ pipedrive: { client_id: 'pd-client', client_secret: 'pd-secret-0123456789', token_url: `${pd.url}/oauth/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('pipedrive', pd.url, { clock, oauthClient: { client_id: 'pd-client', client_secret: 'pd-secret-0123456789', token_url: `${pd.url}/oauth/token` } }));
   });
   after(async () => {
     await t.close();

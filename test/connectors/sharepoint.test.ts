@@ -4,8 +4,8 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { SYNC_JOB_KIND } from '../../src/sync/index.ts';
 import { APP, type FakeGraph, startFakeGraph, USER_TOKEN } from '../fakes/sharepoint.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('sharepoint connector against the fake Microsoft Graph', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('sharepoint connector against the fake Microsoft Graph', () => {
   const clock = fixedClock(new Date());
   before(async () => {
     g = await startFakeGraph();
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ sharepoint: g.graphUrl }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ sharepoint: { client_id: 'spo-client', client_secret: 'spo-secret', token_url: `${g.url}/organizations/oauth2/v2.0/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('sharepoint', g.graphUrl, { clock, oauthClient: { client_id: 'spo-client', client_secret: 'spo-secret', token_url: `${g.url}/organizations/oauth2/v2.0/token` } }));
   });
   after(async () => {
     await t.close();

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeChannel, type FakeGraph, type FakeMessage, startFakeGraph } from '../fakes/teams.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('teams connector against the fake Microsoft Graph', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('teams connector against the fake Microsoft Graph', () => {
   before(async () => {
     // Pages of 3 and 1 expanded reply: nextLink paging and replies@odata.nextLink are both exercised.
     graph = await startFakeGraph({ pageSize: 3, expandLimit: 1 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ teams: `${graph.url}/v1.0` }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ teams: { client_id: 'teams-client', client_secret: 'teams-client-secret', token_url: `${graph.url}/organizations/oauth2/v2.0/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('teams', `${graph.url}/v1.0`, { clock, oauthClient: { client_id: 'teams-client', client_secret: 'teams-client-secret', token_url: `${graph.url}/organizations/oauth2/v2.0/token` } }));
   });
   after(async () => {
     await t.close();

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import type { Worker } from '../../src/platform/jobs/index.ts';
 import { type FakeTrello, startFakeTrello } from '../fakes/trello.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { connectorWorker, storedDocument, storedIds, syncConnector } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { kindHarness, storedDocument, storedIds, syncConnector } from './support.ts';
 
 describe('trello connector against the fake Trello REST API', () => {
   let t: TestApp;
@@ -15,16 +15,7 @@ describe('trello connector against the fake Trello REST API', () => {
   before(async () => {
     // Two actions a page: the board's action list is read over several pages (before=<oldest id>).
     ft = await startFakeTrello(undefined, { maxActions: 2 });
-    t = await createTestApp({
-      clock,
-      env: {
-        ATRIUM_CONNECTOR_API_URLS: JSON.stringify({ trello: ft.url }),
-        ATRIUM_SYNC_SCHEDULER: 'false',
-        ATRIUM_PUBLIC_URL: 'https://atrium.example.com',
-        ATRIUM_OAUTH_CLIENTS: JSON.stringify({ trello: { client_id: 'trello-client', client_secret: 'trello-secret-0123456789', token_url: `${ft.url}/oauth/token` } }),
-      },
-    });
-    worker = connectorWorker(t);
+    ({ t, worker } = await kindHarness('trello', ft.url, { clock, oauthClient: { client_id: 'trello-client', client_secret: 'trello-secret-0123456789', token_url: `${ft.url}/oauth/token` } }));
   });
   after(async () => {
     await t.close();
