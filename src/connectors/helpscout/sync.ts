@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { Page, SourceDocument, SourceIdentities, SyncCapability, SyncMode } from '../kit/index.ts';
 import { docsJson, type HelpscoutCtx, mailboxJson, sameHostPath } from './client.ts';
 import {
-  articleExternalId,
   articleToDocument,
   conversationExternalId,
   conversationToDocument,
