@@ -206,7 +206,7 @@ const bootstrapRefused = new WeakSet<Queryable>();
 
 /**
  * Whether this process accepts the bootstrap key on `db`: only while it is started with ATRIUM_ADMIN_API_KEY
- * (README: "when set, a key with every permission exists"). Without the variable its stored row is kept
+ * (docs/configuration.md: "when set, a key with every permission exists"). Without the variable its stored row is kept
  * (setting the variable again restores it) but refused, so removing the variable ends the key's use.
  */
 export function acceptBootstrapKey(db: Queryable, accepted: boolean): void {

@@ -1,4 +1,4 @@
-/** Every permission an API key or a session role can carry. The README lists which endpoint needs which. */
+/** Every permission an API key or a session role can carry. docs/api.md lists which endpoint needs which. */
 export const PERMISSIONS = ['query', 'connector:read', 'connector:write', 'admin', 'act_as', 'ai_usage:read'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -11,7 +11,7 @@ import { CliRefusal, cliLogger, ServiceError, storageFor, withStorage } from './
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
 
-const PG_DUMP_HINT = 'with PostgreSQL storage (DATABASE_URL), back up with pg_dump and restore with pg_restore (see the README, "Backups")';
+const PG_DUMP_HINT = 'with PostgreSQL storage (DATABASE_URL), back up with pg_dump and restore with pg_restore (see docs/deployment.md, "Backups")';
 
 /** Whether bytes are a tar archive (POSIX `ustar` magic at offset 257). */
 const isTar = (b: Uint8Array) => Buffer.from(b.subarray(257, 262)).toString('latin1') === 'ustar';

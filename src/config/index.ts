@@ -24,7 +24,7 @@ function jsonEnv<T extends z.ZodType>(schema: T) {
 
 /**
  * Every setting Atrium reads, with its default. Parsed once at start by `loadConfig`;
- * only `src/main` passes `process.env` here. The README's configuration table mirrors this.
+ * only `src/main` passes `process.env` here. docs/configuration.md's table mirrors this.
  */
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),

@@ -20,7 +20,7 @@ export function startBanner(info: BannerInfo): string {
   const base = info.url.replace(/\/$/, '');
   const lines = [`Atrium ${VERSION} is running (${info.role === 'all' ? 'API and worker' : info.role === 'api' ? 'API only' : 'worker only'})`];
   if (info.role !== 'worker') {
-    lines.push(`  Console:   ${base}/`, `  API docs:  ${base}/docs/api`, `  MCP:       ${base}/v1/mcp`);
+    lines.push(`  Console:   ${base}/`, `  API docs:  ${base}/docs/api`, `  MCP:       ${base}/v1/expose/mcp`);
   }
   lines.push(info.storage === 'pglite' ? `  Data:      ${info.dataDir} (embedded PostgreSQL: PGlite)` : '  Data:      PostgreSQL (DATABASE_URL)');
   if (info.setup) {

@@ -47,7 +47,7 @@ export async function systemRoutes(app: App, deps: AppDeps): Promise<void> {
           details: { required_permission: 'admin', required_tenant: 'default' },
         });
       }
-      if (!deps.db.dump) throw Errors.conflict('this service stores its data in PostgreSQL: back it up with pg_dump (see the README), not through Atrium', { storage: deps.db.kind });
+      if (!deps.db.dump) throw Errors.conflict('this service stores its data in PostgreSQL: back it up with pg_dump (see docs/deployment.md), not through Atrium', { storage: deps.db.kind });
       const tar = Buffer.from(await (await deps.db.dump()).arrayBuffer());
       await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.storageBackup, actorId: p.id, userId: p.userId, details: { bytes: tar.length } });
       return reply.type('application/x-tar').header('content-disposition', 'attachment; filename="atrium-backup.tar"').send(tar);
