@@ -137,7 +137,7 @@ export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
             'JSON client metadata; `redirect_uris` must be https or loopback http and are matched exactly. `token_endpoint_auth_method` none (public client, PKCE only), ' +
             'client_secret_basic (the RFC default) or client_secret_post; a secret is returned once and stored hashed. Errors: 400 `invalid_redirect_uri` / `invalid_client_metadata`.',
           tags: TAGS,
-          response: OAUTH_ERRORS,
+          response: { 201: z.record(z.string(), z.unknown()).describe('the registered client metadata, with client_id (and client_secret once)'), ...OAUTH_ERRORS },
         },
       },
       async (request, reply) => {
