@@ -58,11 +58,18 @@ export async function underFailureThrottle<T>(deps: AppDeps, client: string, che
  * OAuth access token (`mcp_at_…`) issued to an MCP client, which stands for the person who consented.
  */
 export async function authenticateBearer(deps: AppDeps, client: string, token: string): Promise<Principal | null> {
-  return underFailureThrottle(deps, client, async () => {
+  // A known access token that expired or was revoked is refused without counting as a failed attempt: clients
+  // present expired tokens routinely before refreshing. Unknown bearers count.
+  const found = await underFailureThrottle(deps, client, async () => {
     if (!token) return null;
-    if (isAccessToken(token)) return authenticateAccessToken(deps.db, token, deps.clock.now());
-    return authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log });
+    if (isAccessToken(token)) {
+      const access = await authenticateAccessToken(deps.db, token, deps.clock.now());
+      return access.known ? access : null;
+    }
+    const principal = await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log });
+    return principal ? { principal } : null;
   });
+  return found?.principal ?? null;
 }
 
 /** Where an OAuth access token is accepted: the resource it was issued for, the MCP endpoint (and its REST wrappers). */
