@@ -22,8 +22,7 @@ describe('OAuth sign-in for remote MCP clients', () => {
   let mcpUrl: URL;
   let keys: IdpKeys;
   let idpServer: http.Server;
-  let offsetMs = 0;
-  const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
+  const clock: Clock = { now: () => new Date() };
 
   before(async () => {
     keys = await generateIdpKeys();
@@ -197,5 +196,35 @@ describe('OAuth sign-in for remote MCP clients', () => {
     for (const a of ['mcp.oauth.granted', 'mcp.oauth.refresh_failed', 'mcp.oauth.revoked']) assert.ok(actions.includes(a), `${a} audited: ${actions}`);
     const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM oauth_tokens');
     assert.ok(stored.rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash) && r.token_hash !== fresh.access_token), 'tokens stored hashed');
+  });
+
+  it('a tenant with SSO signs in through it: a pasted key of that tenant is refused; the grant is listed for the person and revocable', async () => {
+    const provider = new MemoryOAuthProvider(REDIRECT, { client_name: 'Claude' });
+    await assert.rejects(new Client({ name: 'x', version: '1' }).connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })), UnauthorizedError);
+    const browser = new Browser();
+    const page = await browser.request(provider.authorizationUrl!.toString());
+    const requestId = requestIdOf(await page.text());
+    const member = await t.keyWith(['query']);
+    const pasted = await browser.request(`${base}/v1/oauth/authorize/key`, { form: { request_id: requestId, api_key: member.authorization.slice(7) }, origin: base });
+    assert.equal(pasted.status, 403);
+    assert.match(await pasted.text(), /uses single sign-on/);
+    const crossSite = await browser.request(`${base}/v1/oauth/authorize/decision`, { form: { request_id: requestId, decision: 'allow' }, origin: 'https://evil.example' });
+    assert.equal(crossSite.status, 403, 'a form posted from another origin is refused');
+
+    const redirected = await signInWithSaml(browser, provider.authorizationUrl!.toString());
+    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+    await transport.finishAuth(redirected.searchParams.get('code')!);
+    // Ada's console session (the SSO cookie) lists her grant and revokes it.
+    const session = browser.cookieHeader(`${base}/v1/oauth/grants`);
+    const list = await t.app.inject({ method: 'GET', url: '/v1/oauth/grants', headers: { cookie: session } });
+    assert.equal(list.statusCode, 200, list.body);
+    const grants = list.json().grants as { grant_id: string; client_name: string; subject: { kind: string; email: string } }[];
+    const grant = grants.find((g) => g.client_name === 'Claude')!;
+    assert.deepEqual(grant.subject.kind, 'user');
+    assert.equal(grant.subject.email, 'ada@example.com');
+    const del = await t.app.inject({ method: 'DELETE', url: `/v1/oauth/grants/${grant.grant_id}`, headers: { cookie: session, origin: base } });
+    assert.equal(del.statusCode, 204, del.body);
+    const after = await fetch(`${base}/v1/expose/mcp/tools`, { headers: { authorization: `Bearer ${provider.saved!.access_token}` } });
+    assert.equal(after.status, 401);
   });
 });
