@@ -81,7 +81,7 @@ describe('MCP OAuth: API-key consent, PKCE, redirect URIs, expiry, revocation, t
     assert.match(await wrong.text(), /not valid/);
     const pasted = await browser.request(`${base}/v1/oauth/authorize/key`, { form: { request_id: requestId, api_key: key }, origin: base });
     assert.equal(pasted.status, 303, await pasted.text());
-    const consent = await browser.request(pasted.headers.get('location')!);
+    const consent = await browser.request(new URL(pasted.headers.get('location')!, base).toString());
     const consentHtml = await consent.text();
     assert.match(consentHtml, /API key “test-query\+connector:read”/);
     assert.match(consentHtml, /<li>query: /);

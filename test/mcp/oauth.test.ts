@@ -100,7 +100,7 @@ describe('OAuth sign-in for remote MCP clients', () => {
     const requestId = requestIdOf(html);
     const sso = await browser.request(`${base}/v1/oauth/authorize/sso?request_id=${requestId}&tenant_id=default`);
     assert.equal(sso.status, 302, await sso.text());
-    const login = await browser.request(sso.headers.get('location')!);
+    const login = await browser.request(new URL(sso.headers.get('location')!, base).toString());
     assert.equal(login.status, 302);
     const callback = await browser.request(`${base}/v1/auth/saml/callback`, {
       form: { SAMLResponse: samlResponse(login.headers.get('location')!), RelayState: 'default' },

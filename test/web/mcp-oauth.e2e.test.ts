@@ -73,13 +73,14 @@ describe('console: MCP sign-in for remote clients', { timeout: 180_000, skip: no
     assert.equal(await page.locator('#redirect-uri').textContent(), redirectUri);
     await page.getByLabel('API key').fill(ada.key);
     await page.getByRole('button', { name: 'Continue with this key' }).click();
+    await page.waitForLoadState();
     await page.getByRole('heading', { name: 'Allow Claude to use Atrium as you?' }).waitFor();
     assert.match((await page.locator('#granted').textContent()) ?? '', /query: search and read/);
     assert.match((await page.locator('main, body').first().textContent()) ?? '', /ada@example\.com: the documents this person may read/);
     await page.screenshot({ path: path.join(SHOTS, 'mcp-oauth-consent.png'), fullPage: true });
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.toString().startsWith(redirectUri));
-    const back = received.at(-1)!;
+    const back = received.find((u) => u.pathname === '/callback')!;
     assert.equal(back.searchParams.get('state'), 'e2e-state');
     const code = back.searchParams.get('code')!;
     const token = await fetch(`${base}/v1/oauth/token`, {

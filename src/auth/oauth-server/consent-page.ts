@@ -17,7 +17,9 @@ export function pageHeaders(redirectUri?: string): Record<string, string> {
     'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
+    // Not no-referrer: with it Chromium sends `Origin: null` on the page's own form posts, which the same-origin
+    // check refuses. same-origin still sends nothing to the client's redirect URI.
+    'referrer-policy': 'same-origin',
   };
 }
 

@@ -165,7 +165,7 @@ export async function oauthConsentRoutes(root: App, deps: AppDeps): Promise<void
           return render(deps, request, reply, req, { tenantId, status: 400, error: `Organization “${tenantId}” has no single sign-on configured: paste an API key instead.` });
         }
         reply.header('set-cookie', returnCookie(req.id, REQUEST_TTL_S));
-        return reply.redirect(`${deps.config.publicUrl}/v1/auth/sso/login?tenant_id=${encodeURIComponent(tenantId)}`, 302);
+        return reply.redirect(`/v1/auth/sso/login?tenant_id=${encodeURIComponent(tenantId)}`, 302);
       },
     );
 
@@ -194,7 +194,8 @@ export async function oauthConsentRoutes(root: App, deps: AppDeps): Promise<void
         }
         if (!can(principal, 'query')) return render(deps, request, reply, req, { status: 403, error: 'That API key lacks the query permission MCP tools need.' });
         await setRequestKey(deps.db, req.id, principal.tenantId, principal.id);
-        return reply.redirect(`${deps.config.publicUrl}${OAUTH_PATHS.authorize}/resume?request_id=${encodeURIComponent(req.id)}`, 303);
+        // Relative: the browser stays on the origin it is on (the flow cookie was set there).
+        return reply.redirect(`${OAUTH_PATHS.authorize}/resume?request_id=${encodeURIComponent(req.id)}`, 303);
       },
     );
 
