@@ -4,7 +4,8 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 /** What the caller of an endpoint is: a principal always belongs to exactly one tenant. */
 export interface Principal {
-  readonly kind: 'api_key' | 'session' | 'bootstrap';
+  /** `oauth`: an access token issued to an MCP client (src/auth/oauth-server), for the MCP endpoint only. */
+  readonly kind: 'api_key' | 'session' | 'bootstrap' | 'oauth';
   /** Key id or session id: what audit records as the actor. */
   readonly id: string;
   readonly tenantId: string;

@@ -17,7 +17,7 @@ export {
   statusSchema,
   testReportSchema,
 } from './schemas.ts';
-export { createSessionAuthenticator, revokeSession } from './sessions.ts';
+export { createSessionAuthenticator, revokeSession, sessionPrincipal } from './sessions.ts';
 export { getSsoConfig } from './store.ts';
 export { runSsoTest } from './test-run.ts';
 export { listUsers, setUserDisabled, type UserView } from './users.ts';

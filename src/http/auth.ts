@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { authenticateKey, can, type Permission, type Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
+import { authenticateAccessToken, isAccessToken } from '../auth/oauth-server/index.ts';
 import { AppError, Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
 import type { AppDeps } from './deps.ts';
@@ -52,15 +53,38 @@ export async function underFailureThrottle<T>(deps: AppDeps, client: string, che
   return passed;
 }
 
-/** A presented API key's principal, or null, under the failed-attempt limit (`underFailureThrottle`). */
+/**
+ * A presented bearer's principal, or null, under the failed-attempt limit (`underFailureThrottle`): an API key, or an
+ * OAuth access token (`mcp_at_…`) issued to an MCP client, which stands for the person who consented.
+ */
 export async function authenticateBearer(deps: AppDeps, client: string, token: string): Promise<Principal | null> {
-  return underFailureThrottle(deps, client, async () => (token ? authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log }) : null));
+  // A known access token that expired or was revoked is refused without counting as a failed attempt: clients
+  // present expired tokens routinely before refreshing. Unknown bearers count.
+  const found = await underFailureThrottle(deps, client, async () => {
+    if (!token) return null;
+    if (isAccessToken(token)) {
+      const access = await authenticateAccessToken(deps.db, token, deps.clock.now());
+      return access.known ? access : null;
+    }
+    const principal = await authenticateKey(deps.db, token, { clock: deps.clock, log: deps.log });
+    return principal ? { principal } : null;
+  });
+  return found?.principal ?? null;
+}
+
+/** Where an OAuth access token is accepted: the resource it was issued for, the MCP endpoint (and its REST wrappers). */
+const OAUTH_RESOURCE_PATH = '/v1/expose/mcp';
+function isOAuthResource(url: string): boolean {
+  return url === OAUTH_RESOURCE_PATH || url.startsWith(`${OAUTH_RESOURCE_PATH}/`) || url.startsWith(`${OAUTH_RESOURCE_PATH}?`);
 }
 
 export async function resolvePrincipal(deps: AppDeps, request: FastifyRequest): Promise<Principal | null> {
   const token = bearerToken(request);
   if (token !== undefined) {
     // A presented but invalid bearer is a 401 even if a session cookie is also present.
+    if (isAccessToken(token) && !isOAuthResource(request.url)) {
+      throw Errors.unauthenticated(`an OAuth access token is valid only for the MCP endpoint (${OAUTH_RESOURCE_PATH}): other routes take an API key`);
+    }
     return authenticateBearer(deps, request.ip, token);
   }
   for (const authenticate of deps.authenticators ?? []) {

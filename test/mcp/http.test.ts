@@ -176,7 +176,8 @@ describe('MCP over Streamable HTTP', () => {
     const body = JSON.stringify(INIT('2025-11-25'));
     const none = await fetch(`${base}/v1/expose/mcp`, { method: 'POST', headers, body });
     assert.equal(none.status, 401);
-    assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+    // RFC 9728: the challenge names the protected-resource metadata (test/mcp/oauth.test.ts covers the flow).
+    assert.match(String(none.headers.get('www-authenticate')), /^Bearer resource_metadata="[^"]+\/.well-known\/oauth-protected-resource\/v1\/expose\/mcp"/);
     const wrong = await fetch(`${base}/v1/expose/mcp`, { method: 'POST', headers: { ...headers, authorization: 'Bearer atr_nope_nope_nope_nope' }, body });
     assert.equal(wrong.status, 401);
     const evil = await fetch(`${base}/v1/expose/mcp`, { method: 'POST', headers: { ...headers, authorization: k.authorization, origin: 'https://evil.example' }, body });

@@ -414,7 +414,8 @@ describe('web console in Chromium', { timeout: 300_000, skip: noBrowser }, () =>
 
   it('shows MCP endpoints and ready-to-paste client configurations', async () => {
     await page.getByRole('link', { name: 'MCP' }).click();
-    await page.getByText(`${base}/v1/expose/mcp`, { exact: true }).waitFor();
+    // Shown twice: the Streamable HTTP endpoint, and the connector URL for OAuth sign-in (test/web/mcp-oauth.e2e.test.ts).
+    await page.getByText(`${base}/v1/expose/mcp`, { exact: true }).first().waitFor();
     assert.ok((await page.locator('pre code', { hasText: '"mcpServers"' }).count()) >= 2);
     if (paths.has('/v1/expose/mcp/tools')) await page.locator('ul.tools code', { hasText: 'query_knowledge' }).waitFor();
     await shot(page, 'mcp');

@@ -11,6 +11,7 @@ import { federateRoutes } from './federate.ts';
 import { identityRoutes } from './identity.ts';
 import { mcpRoutes } from './mcp.ts';
 import { meRoutes } from './me.ts';
+import { oauthRoutes } from './oauth.ts';
 import { setupRoutes } from './setup.ts';
 import { ssoRoutes } from './sso.ts';
 import { systemRoutes } from './system.ts';
@@ -30,6 +31,8 @@ export async function registerRoutes(app: App, deps: AppDeps): Promise<void> {
   await federateRoutes(app, deps);
   await identityRoutes(app, deps);
   await meRoutes(app, deps);
+  // Before the MCP routes: its onSend hook adds the WWW-Authenticate challenge to their 401s.
+  await oauthRoutes(app, deps);
   await mcpRoutes(app, deps);
   await setupRoutes(app, deps);
   await ssoRoutes(app, deps);

@@ -20,7 +20,7 @@ export async function meRoutes(app: App, deps: AppDeps): Promise<void> {
         response: {
           200: z.object({
             tenant_id: z.string(),
-            kind: z.enum(['api_key', 'session', 'bootstrap']),
+            kind: z.enum(['api_key', 'session', 'bootstrap', 'oauth']),
             id: z.string(),
             user_id: z.string(),
             permissions: z.array(z.enum(PERMISSIONS)),

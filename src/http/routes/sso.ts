@@ -39,6 +39,7 @@ import {
   testReportSchema,
   updateRuntimeConfig,
 } from '../../auth/index.ts';
+import { OAUTH_RETURN_COOKIE, resumeLocation, returnCookie } from '../../auth/oauth-server/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import { assertSameOrigin, principalOf, resolvePrincipal } from '../auth.ts';
@@ -80,13 +81,16 @@ function finish(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, out
     if (extraCookies.length) reply.header('set-cookie', extraCookies);
     return reply.redirect(`${deps.config.publicUrl}/?sso_error=${encodeURIComponent(outcome.problem.code)}`, 302);
   }
+  // A sign-in started from an MCP client's consent page returns there (src/auth/oauth-server).
+  const resume = resumeLocation(deps.config.publicUrl, readCookie(request.headers.cookie, OAUTH_RETURN_COOKIE));
   reply.header('set-cookie', [
     serializeCookie(SESSION_COOKIE, outcome.token, { maxAgeSeconds: outcome.ttlSeconds }),
     serializeCookie(ATTEMPTS_COOKIE, '', { maxAgeSeconds: 0, path: '/v1/auth' }),
+    ...(resume ? [returnCookie('', 0)] : []),
     ...extraCookies,
   ]);
   reply.header('cache-control', 'no-store');
-  return reply.redirect(`${deps.config.publicUrl}/`, 302);
+  return reply.redirect(resume ?? `${deps.config.publicUrl}/`, 302);
 }
 
 export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {

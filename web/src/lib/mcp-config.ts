@@ -20,6 +20,16 @@ export function mcpEndpoints(origin: string): { http: string; ws: string; tools:
   };
 }
 
+/** What a remote MCP client (Claude, ChatGPT custom connectors) is given: the MCP URL; OAuth is discovered from it. */
+export function oauthUrls(origin: string): { connector: string; metadata: string; protectedResource: string } {
+  const base = origin.replace(/\/+$/, '');
+  return {
+    connector: `${base}/v1/expose/mcp`,
+    metadata: `${base}/.well-known/oauth-authorization-server`,
+    protectedResource: `${base}/.well-known/oauth-protected-resource/v1/expose/mcp`,
+  };
+}
+
 function json(v: unknown): string {
   return JSON.stringify(v, null, 2);
 }

@@ -2,6 +2,7 @@ import { api, isRecord } from '../api.ts';
 import { CopyButton, ErrorBox, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { clientConfigs, KEY_PLACEHOLDER, mcpEndpoints } from '../lib/mcp-config.ts';
+import { OAuthConnectSection, OAuthGrantsSection } from './mcp-oauth.tsx';
 
 interface Tool {
   readonly name: string;
@@ -33,6 +34,7 @@ export function McpPage() {
           </dd>
         </div>
       </dl>
+      <OAuthConnectSection origin={origin} />
       <section aria-labelledby="tools-h">
         <h2 id="tools-h">Tools available to you</h2>
         <ErrorBox error={tools.error} />
@@ -64,6 +66,7 @@ export function McpPage() {
           </article>
         ))}
       </section>
+      <OAuthGrantsSection />
     </>
   );
 }
