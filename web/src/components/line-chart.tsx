@@ -1,6 +1,7 @@
 // A small line chart with both axes titled (with units), tick labels, an aria-label that says what it shows, and its
 // numbers as a table behind a <details>: the sync history's documents over time and the training loss per epoch.
 import { niceTicks } from '../lib/ai-usage.ts';
+import { xTicks } from '../lib/ticks.ts';
 
 export interface LinePoint {
   readonly x: number;
@@ -20,19 +21,6 @@ export interface LineChartProps {
   readonly integerX?: boolean;
   /** A sentence under the title. */
   readonly note?: string;
-}
-
-/** Up to `count` x ticks from `min` to `max` (both included). */
-export function xTicks(min: number, max: number, count: number, integer: boolean): number[] {
-  if (max <= min) return [min];
-  if (integer) {
-    const step = Math.max(1, Math.ceil((max - min) / Math.max(1, count - 1)));
-    const out: number[] = [];
-    for (let v = min; v < max; v += step) out.push(v);
-    out.push(max);
-    return out;
-  }
-  return Array.from({ length: count }, (_, i) => min + ((max - min) * i) / (count - 1));
 }
 
 export function LineChart(props: LineChartProps) {

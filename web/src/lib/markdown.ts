@@ -8,3 +8,20 @@ export function looksLikeMarkdown(content: string, documentType: string | undefi
   if (documentType && MARKDOWN_TYPES.has(documentType.toLowerCase())) return true;
   return SIGNS.filter((re) => re.test(content)).length >= 2;
 }
+
+/** Markdown as the plain text a reader sees (for result snippets): syntax and HTML tags removed, link texts kept. */
+export function stripMarkdown(text: string): string {
+  return text
+    .replace(/^```.*$/gm, '')
+    .replace(/<[^>\n]+>/g, ' ')
+    .replace(/!\[([^\]\n]*)\]\([^)\s]*\)/g, '$1')
+    .replace(/\[([^\]\n]+)\]\([^)\s]*\)/g, '$1')
+    .replace(/^#{1,6}[ \t]+/gm, '')
+    .replace(/^[ \t]*>[ \t]?/gm, '')
+    .replace(/^[ \t]*(?:[-*+]|\d+\.)[ \t]+/gm, '')
+    .replace(/(\*\*|__)(?=\S)([^\n]*?\S)\1/g, '$2')
+    .replace(/(^|[\s(])\*(?=\S)([^*\n]*?\S)\*/g, '$1$2')
+    .replace(/`([^`\n]+)`/g, '$1')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+}

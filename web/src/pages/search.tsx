@@ -6,6 +6,7 @@ import { useAction, useLoad } from '../hooks.ts';
 import { confidenceBand } from '../lib/confidence.ts';
 import { relativeTime } from '../lib/format.ts';
 import { highlightSegments, makeSnippet, queryTerms } from '../lib/highlight.ts';
+import { looksLikeMarkdown, stripMarkdown } from '../lib/markdown.ts';
 import { collapseDuplicates, dampingLabel, filteringLabel, sourceName } from '../lib/plain-labels.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.tsx';
@@ -294,7 +295,7 @@ function ResultItem({ item, terms, now, sourceName, alsoIn }: { item: FederatedI
         </h3>
       </div>
       <p className="snippet">
-        <Highlighted segments={highlightSegments(makeSnippet(item.content, terms), terms)} />
+        <Highlighted segments={highlightSegments(makeSnippet(looksLikeMarkdown(item.content, str(m.document_type)) ? stripMarkdown(item.content) : item.content, terms), terms)} />
       </p>
       <div className="meta">
         <span title={`source id: ${item.source_node}`}>{sourceName}</span>
