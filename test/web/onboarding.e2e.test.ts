@@ -53,8 +53,8 @@ describe('console: first hour of a new user (issue 26)', { timeout: 600_000, ski
     await page.getByRole('link', { name: 'Search' }).click();
     const guide = page.getByTestId('empty-guide');
     await guide.waitFor();
-    assert.equal(await guide.locator('code').textContent(), './bin/atrium ingest ./handbook');
-    await shot('empty-state', ['Nothing to search yet', 'Connect a source', 'Upload files', './bin/atrium ingest ./handbook']);
+    assert.equal(await guide.locator('pre code').textContent(), './bin/atrium login\n./bin/atrium ingest slack-export.zip --source uploads');
+    await shot('empty-state', ['Nothing to search yet', 'Connect a source', 'Upload files', 'Ingest from a terminal', './bin/atrium ingest ./handbook']);
     await guide.getByRole('link', { name: 'Upload' }).click();
     await page.getByRole('heading', { name: 'Upload files' }).waitFor();
   });
@@ -77,6 +77,8 @@ describe('console: first hour of a new user (issue 26)', { timeout: 600_000, ski
     const slack = list.json.connectors.find((c) => c.display_name === 'Team Slack');
     assert.equal(slack?.connector_type, 'api');
     assert.equal(slack?.document_count, n);
+    // The destination list shows the new count.
+    await page.getByLabel('Add to').locator('option', { hasText: `Team Slack (${n} documents)` }).waitFor({ state: 'attached' });
   });
 
   it('maps CSV columns in the form, lists skipped files of an archive, and refuses a broken zip', async () => {

@@ -41,12 +41,14 @@ export function EmptyGuide({ sources }: { sources: number }) {
           <strong>Upload files</strong>: a Slack, Notion or Confluence export (.zip), a CSV table or a JSONL file: <Link href="/upload">Upload</Link>.
         </li>
         <li>
-          <strong>Ingest from a terminal</strong>, in the folder you installed Atrium in (it talks to this running service):
+          <strong>Ingest from a terminal</strong>, in the folder you installed Atrium in. <code>login</code> asks once for an API key with the connector:write
+          permission; the file then goes through this running service:
           <pre>
-            <code>./bin/atrium ingest ./handbook</code>
+            <code>{'./bin/atrium login\n./bin/atrium ingest slack-export.zip --source uploads'}</code>
           </pre>
           <span className="muted small">
-            A folder of Markdown, text, HTML, PDF and DOCX files; an export zip, a CSV or a JSONL file works the same way.
+            An export zip (Slack, Notion, Confluence), a CSV or a JSONL file. A folder of Markdown, text, HTML, PDF and DOCX files is read by the CLI itself: stop the service,
+            run <code>./bin/atrium ingest ./handbook</code>, start it again.
           </span>
         </li>
       </ol>

@@ -75,6 +75,8 @@ export function UploadPage() {
     try {
       const summary = await uploadImport(id, file, optionsOf(format, mapping, slackUrl), setProgress);
       setResult({ source: id, sourceName: name, summary });
+      // The destination's document count changed.
+      sources.reload();
     } finally {
       setProgress(null);
     }
@@ -166,7 +168,7 @@ export function UploadPage() {
       )}
       {result && <ImportSummary summary={result.summary} sourceName={result.sourceName} sourceId={result.source} />}
       <p className="muted small">
-        From a terminal instead: <code>atrium ingest export.zip --source uploads</code> (see <Link href="/connectors">Connectors</Link> for sources that sync by
+        From a terminal instead: <code>./bin/atrium ingest export.zip --source uploads</code> (see <Link href="/connectors">Connectors</Link> for sources that sync by
         themselves).
       </p>
     </>
