@@ -131,6 +131,15 @@ describe('imports over HTTP', () => {
       s.last_syncs.map((r: { connector_id: string; added: number }) => [r.connector_id, r.added]),
       [['uploads', 7]],
     );
-    assert.ok(s.models.some((m: { default: boolean }) => m.default));
+    const models = new Map((s.models as { model: string; default: boolean; loaded: boolean; load_ms: number | null }[]).map((m) => [m.model, m]));
+    assert.equal(models.get('builtin/glove-100d')?.default, true);
+    assert.ok((models.get('builtin/glove-100d')?.load_ms ?? 0) > 0, 'the uploads loaded GloVe');
+    assert.deepEqual([models.get('builtin/use-lite-512d')?.loaded, models.get('builtin/use-lite-512d')?.load_ms], [false, null]);
+    // USE-lite loads on first use, in its worker threads: then its load time is known.
+    await t.deps.embeddings?.get('builtin/use-lite-512d')?.embed(['warm up']);
+    const after = (await t.app.inject({ method: 'GET', url: '/v1/status', headers: t.admin })).json();
+    const use = after.models.find((m: { model: string }) => m.model === 'builtin/use-lite-512d');
+    assert.equal(use.loaded, true);
+    assert.ok(use.load_ms > 0);
   });
 });
