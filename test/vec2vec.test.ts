@@ -210,6 +210,7 @@ describe('vec2vec API', () => {
     assert.ok(done.cycle_loss >= 0 && Number.isFinite(done.cycle_loss));
     assert.ok(Date.parse(done.completed_at) > 0);
     assert.equal(done.translation_ids.length, 2);
+    assert.deepEqual(done.epoch_losses, [], 'a linear map is solved in one step: no epochs');
 
     const reg = (await get('/v1/vec2vec/registry')).json().translations.filter((x: { builtin: boolean }) => !x.builtin);
     assert.equal(reg.length, 2);
@@ -292,6 +293,21 @@ describe('vec2vec API', () => {
     const [vec] = await a.embed(['lift drag']);
     const tr = await post('/v1/vec2vec/translate', { vector: Array.from(vec!), source_model: a.id, target_model: b.id }, { authorization: other.authorization });
     assert.equal(tr.statusCode, 404);
+  });
+
+  it('records the loss of each epoch of a neural training in the job status', async () => {
+    const start = await post('/v1/vec2vec/train', { source_model: a.id, target_model: b.id, parallel_texts: texts, config: { min_samples: 400, use_neural: true, epochs: 3 } });
+    assert.equal(start.statusCode, 202, start.body);
+    await worker().drain();
+    const s = (await get(`/v1/vec2vec/training/${start.json().job_id}`)).json();
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    const losses = s.epoch_losses as { epoch: number; loss: number }[];
+    assert.ok(losses.length >= 1 && losses.length <= 3, JSON.stringify(losses));
+    assert.deepEqual(
+      losses.map((l) => l.epoch),
+      losses.map((_, i) => i + 1),
+    );
+    assert.ok(losses.every((l) => Number.isFinite(l.loss) && l.loss > 0));
   });
 
   it('fails a job whose texts do not embed in both models, saying how many were usable', async () => {

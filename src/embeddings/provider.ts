@@ -16,6 +16,8 @@ export interface EmbeddingProvider {
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Releases worker threads or native sessions. */
   close?(): Promise<void>;
+  /** How long loading the model took (ms), once it is loaded; null before. */
+  loadedMs?(): number | null;
 }
 
 /** The models this instance can use; one of them is the default for new documents and queries. */
@@ -23,6 +25,8 @@ export interface EmbeddingRegistry {
   readonly defaultId: string;
   get(id: string): EmbeddingProvider | undefined;
   list(): readonly EmbeddingProvider[];
+  /** Load time (ms) per model id that has loaded; models not loaded yet are absent (GET /v1/status). */
+  loadTimes?(): ReadonlyMap<string, number>;
 }
 
 /**

@@ -51,6 +51,8 @@ export function createEmbeddingRegistry(config: { readonly embeddings: Embedding
       `ATRIUM_EMBEDDING_MODEL '${c.defaultModel}' is not configured (have: ${[...providers.keys()].join(', ')})`,
     );
   }
+  /** Warm-up time of models that do not time their own loading (USE in worker threads, ONNX). */
+  const warmed = new Map<string, number>();
   return {
     defaultId: c.defaultModel,
     // A model may be named by its full id or its short name (`glove-100d`), in any case, when that is unambiguous.
@@ -59,10 +61,19 @@ export function createEmbeddingRegistry(config: { readonly embeddings: Embedding
       return resolved === null ? undefined : providers.get(resolved)?.provider;
     },
     list: () => [...providers.values()].map((p) => p.provider),
+    loadTimes() {
+      const out = new Map<string, number>();
+      for (const [id, p] of providers) {
+        const ms = p.provider.loadedMs?.() ?? warmed.get(id);
+        if (ms !== undefined && ms !== null) out.set(id, ms);
+      }
+      return out;
+    },
     async warmUp() {
       const started = Date.now();
       try {
         await providers.get(c.defaultModel)?.warm?.();
+        warmed.set(c.defaultModel, Date.now() - started);
         log.info({ model: c.defaultModel, ms: Date.now() - started }, 'default embedding model ready');
       } catch (err) {
         log.error({ err, model: c.defaultModel }, 'default embedding model failed to load');

@@ -12,7 +12,7 @@ export function trainInThread(
   x: Mat,
   y: Mat,
   config: Partial<TrainConfig>,
-  opts: { readonly signal?: AbortSignal; readonly onProgress?: (done: number) => void } = {},
+  opts: { readonly signal?: AbortSignal; readonly onProgress?: (done: number) => void; readonly onEpoch?: (epoch: number, loss: number) => void } = {},
 ): Promise<TrainedPair> {
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) {
@@ -39,6 +39,8 @@ export function trainInThread(
     worker.on('message', (m: TrainThreadMessage) => {
       if (m.type === 'progress') {
         if (!settled) opts.onProgress?.(m.done);
+      } else if (m.type === 'epoch') {
+        if (!settled) opts.onEpoch?.(m.epoch, m.loss);
       } else if (m.type === 'done') {
         finish(() => resolve({ forward: decodeMap(m.forward), backward: decodeMap(m.backward), metrics: m.metrics as PairMetrics }));
         void worker.terminate();

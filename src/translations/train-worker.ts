@@ -16,6 +16,7 @@ export interface TrainThreadInput {
 
 export type TrainThreadMessage =
   | { readonly type: 'progress'; readonly done: number }
+  | { readonly type: 'epoch'; readonly epoch: number; readonly loss: number }
   | { readonly type: 'done'; readonly forward: Uint8Array; readonly backward: Uint8Array; readonly metrics: unknown }
   | { readonly type: 'error'; readonly message: string };
 
@@ -24,6 +25,7 @@ const post = (m: TrainThreadMessage, transfer: ArrayBuffer[] = []) => parentPort
 try {
   const trained = await trainTranslationPair(input.texts, mat(input.rows, input.sourceDim, input.x), mat(input.rows, input.targetDim, input.y), input.config, {
     onProgress: (done) => post({ type: 'progress', done }),
+    onEpoch: (epoch, loss) => post({ type: 'epoch', epoch, loss }),
   });
   const forward = encodeMap(trained.forward);
   const backward = encodeMap(trained.backward);

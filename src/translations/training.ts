@@ -83,11 +83,15 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
     if (!source || !target) throw new NonRetriableError(`embedding model '${!source ? sourceModel : targetModel}' is not available on this server`);
 
     let lastWrite = 0;
+    let lastProgress = 0;
+    /** Neural mode: each epoch's selection-split loss, in the checkpoint for the training view's chart. */
+    const epochLosses: { epoch: number; loss: number }[] = [];
     const report = async (p: number, stage: string, force = false) => {
       const now = Date.now();
+      lastProgress = p;
       if (!force && now - lastWrite < 250) return;
       lastWrite = now;
-      await ctx.progress(p, { stage });
+      await ctx.progress(p, { stage, epoch_losses: epochLosses });
     };
     await report(0, 'embedding', true);
     const xs = await embedAll(source, texts, ctx, (d) => report(0.2 * d, 'embedding'));
@@ -134,6 +138,10 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
           signal: fit.signal,
           onProgress: (p) => {
             report(0.4 + 0.58 * p, 'training').catch((err: unknown) => ctx.log.warn({ err }, 'could not record training progress'));
+          },
+          onEpoch: (epoch, loss) => {
+            epochLosses.push({ epoch, loss });
+            report(lastProgress, 'training', true).catch((err: unknown) => ctx.log.warn({ err }, 'could not record training progress'));
           },
         },
       );
@@ -234,7 +242,9 @@ export function trainingView(job: Job) {
         ? job.status
         : 'failed';
   const result = (job.status === 'completed' ? job.result : null) as TrainResult | null;
-  const stage = (job.checkpoint as { stage?: string } | null)?.stage ?? null;
+  const checkpoint = job.checkpoint as { stage?: string; epoch_losses?: unknown } | null;
+  const stage = checkpoint?.stage ?? null;
+  const losses = Array.isArray(checkpoint?.epoch_losses) ? (checkpoint.epoch_losses as { epoch?: unknown; loss?: unknown }[]) : [];
   return {
     job_id: job.id,
     status,
@@ -242,6 +252,7 @@ export function trainingView(job: Job) {
     stage: status === 'training' || status === 'queued' ? stage : null,
     accuracy: result?.accuracy ?? null,
     cycle_loss: result?.cycle_loss ?? null,
+    epoch_losses: losses.flatMap((l) => (typeof l.epoch === 'number' && typeof l.loss === 'number' && Number.isFinite(l.loss) ? [{ epoch: l.epoch, loss: l.loss }] : [])),
     confidence: result?.confidence ?? null,
     translation_ids: result ? [result.forward_id, result.backward_id] : [],
     completed_at: job.status === 'completed' && job.finishedAt ? job.finishedAt.toISOString() : null,

@@ -55,6 +55,8 @@ export interface TrainHooks {
   readonly onProgress?: (done: number) => void | Promise<void>;
   /** Awaited often during long loops: yield to the event loop, throw to abort. */
   readonly onTick?: () => void | Promise<void>;
+  /** Neural mode: after each epoch, its selection-split loss (mean squared error of F plus G). */
+  readonly onEpoch?: (epoch: number, loss: number) => void;
 }
 
 const summary = (fit: LinearFit): LinearSummary => ({ method: fit.map.method, alpha: fit.alpha });
@@ -101,7 +103,10 @@ export async function trainTranslationPair(
       linF.trainOnly,
       linG.trainOnly,
       c,
-      (done) => hooks.onProgress?.(0.2 + 0.75 * done),
+      (done, info) => {
+        hooks.onEpoch?.(info.epoch, info.valLoss);
+        return hooks.onProgress?.(0.2 + 0.75 * done);
+      },
       hooks.onTick,
     );
     // Keep a direction's MLP only where it beats its linear start on the selection split.

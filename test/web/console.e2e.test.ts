@@ -310,7 +310,9 @@ describe('web console in Chromium', { timeout: 300_000, skip: noBrowser }, () =>
     await incident.getByText('recent', { exact: true }).waitFor();
     await results.filter({ hasText: 'Old database notes' }).getByText('forgotten (tombstone)').waitFor();
     await page.getByTestId('damping').waitFor();
-    assert.match((await page.getByTestId('entropy').textContent()) ?? '', /Your entropy: \d/);
+    // Plain words on the page, the technical term (entropy) on hover.
+    assert.match((await page.getByTestId('entropy').textContent()) ?? '', /^Results: \w/);
+    assert.match((await page.getByTestId('entropy').getAttribute('title')) ?? '', /user entropy \d/);
     await docShot(page, 'console-search', 'viewport');
     await incident.getByText('Why this result?').click();
     await shot(page, 'search');

@@ -158,3 +158,113 @@ export function availablePaths(): Promise<Set<string>> {
     });
   return openapiPaths;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Issue 26 (console): uploads of exports and the status page. Kept apart from the functions above, which the
+// generated typed client replaces; these can move into it once the client knows these two endpoints.
+
+/** What `POST /v1/connectors/{id}/imports` answers. */
+export interface ImportResult {
+  readonly kind: string;
+  readonly documents: number;
+  readonly added: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+  readonly notes: readonly string[];
+  readonly embed_job_ids: readonly string[];
+}
+
+/** Column mapping and options of an upload, sent as the query string (CSV and JSONL columns, Slack workspace URL). */
+export interface ImportOptions {
+  readonly format?: 'zip' | 'csv' | 'jsonl';
+  readonly id_column?: string;
+  readonly title_column?: string;
+  readonly text_columns?: string;
+  readonly url_column?: string;
+  readonly author_column?: string;
+  readonly date_column?: string;
+  readonly slack_url?: string;
+}
+
+/** The upload's state: `sending` with the share of bytes sent, then `reading` while the service reads and stores. */
+export type UploadProgress = { readonly stage: 'sending'; readonly sent: number; readonly total: number } | { readonly stage: 'reading' };
+
+const UPLOAD_TYPES: Readonly<Record<string, string>> = { zip: 'application/zip', csv: 'text/csv', jsonl: 'application/x-ndjson' };
+
+/**
+ * Uploads a file into a push connector. XMLHttpRequest, not fetch: only it reports the bytes sent as they go.
+ * Rejects with an ApiError carrying the service's error (its `details.skipped` lists the files an empty archive left out).
+ */
+export function uploadImport(connectorId: string, file: File, options: ImportOptions, onProgress: (p: UploadProgress) => void): Promise<ImportResult> {
+  const query: Record<string, string> = { filename: file.name };
+  for (const [k, v] of Object.entries(options)) if (typeof v === 'string' && v.trim()) query[k] = v.trim();
+  const url = buildUrl(`/v1/connectors/${encodeURIComponent(connectorId)}/imports`, query);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    xhr.withCredentials = true;
+    const key = storedKey();
+    if (key) xhr.setRequestHeader('authorization', `Bearer ${key}`);
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.setRequestHeader('content-type', (options.format && UPLOAD_TYPES[options.format]) || 'application/octet-stream');
+    xhr.upload.onprogress = (e) => onProgress({ stage: 'sending', sent: e.loaded, total: e.lengthComputable ? e.total : file.size });
+    xhr.upload.onload = () => onProgress({ stage: 'reading' });
+    xhr.onerror = () => reject(new ApiError(0, 'network_error', 'The Atrium service could not be reached. Check that it is running.'));
+    xhr.onload = () => {
+      let body: unknown;
+      try {
+        body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
+      } catch {
+        body = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) {
+        resolve(body as ImportResult);
+        return;
+      }
+      const e = isRecord(body) && isRecord(body.error) ? body.error : {};
+      reject(
+        new ApiError(
+          xhr.status,
+          typeof e.code === 'string' ? e.code : `http_${xhr.status}`,
+          typeof e.message === 'string' ? e.message : `${xhr.status} ${xhr.statusText || 'error'}`,
+          e.details,
+        ),
+      );
+    };
+    xhr.send(file);
+  });
+}
+
+/** `GET /v1/status` (admin). */
+export interface ServiceStatus {
+  readonly version: string;
+  readonly role: string;
+  readonly uptime_seconds: number;
+  readonly storage: { readonly mode: 'pglite' | 'postgres'; readonly data_dir: string | null; readonly size_bytes: number | null };
+  readonly queue: {
+    readonly queued: number;
+    readonly running: number;
+    readonly failed_last_24h: number;
+    readonly oldest_queued_at: string | null;
+    readonly by_kind: readonly { readonly kind: string; readonly queued: number; readonly running: number }[];
+  };
+  readonly workers: { readonly in_this_process: boolean; readonly concurrency: number; readonly active: number };
+  readonly last_syncs: readonly {
+    readonly connector_id: string;
+    readonly display_name: string;
+    readonly connector_type: string;
+    readonly status: string;
+    readonly started_at: string;
+    readonly finished_at: string | null;
+    readonly added: number;
+    readonly updated: number;
+    readonly deleted: number;
+    readonly error: string | null;
+  }[];
+  readonly models: readonly { readonly model: string; readonly dimensions: number; readonly default: boolean; readonly loaded: boolean; readonly load_ms: number | null }[];
+}
+
+export function getStatus(signal?: AbortSignal): Promise<ServiceStatus> {
+  return api<ServiceStatus>('/v1/status', { signal });
+}

@@ -12,7 +12,9 @@ import { SearchPage } from './pages/search.tsx';
 import { SetupPage } from './pages/setup.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SsoPage } from './pages/sso.tsx';
+import { StatusPage } from './pages/status.tsx';
 import { TranslationsPage } from './pages/translations.tsx';
+import { UploadPage } from './pages/upload.tsx';
 import { Link, useLocation } from './router.tsx';
 import { type Permission, useSession } from './session.tsx';
 
@@ -25,6 +27,7 @@ interface NavItem {
 const NAV: readonly NavItem[] = [
   { href: '/search', label: 'Search', permission: 'query' },
   { href: '/connectors', label: 'Connectors', permission: 'connector:read' },
+  { href: '/upload', label: 'Upload', permission: 'connector:write' },
   { href: '/ai-usage', label: 'AI usage', permission: 'ai_usage:read' },
   { href: '/translations', label: 'Translations', permission: 'query' },
   { href: '/people', label: 'People & access', permission: 'query' },
@@ -32,6 +35,7 @@ const NAV: readonly NavItem[] = [
   { href: '/keys', label: 'API keys', permission: 'admin' },
   { href: '/audit', label: 'Audit log', permission: 'admin' },
   { href: '/mcp', label: 'MCP', permission: 'query' },
+  { href: '/status', label: 'Status', permission: 'admin' },
 ];
 
 function route(pathname: string): { page: ReactNode; nav: string } {
@@ -61,6 +65,10 @@ function route(pathname: string): { page: ReactNode; nav: string } {
       return { page: <AuditPage />, nav: '/audit' };
     case '/mcp':
       return { page: <McpPage />, nav: '/mcp' };
+    case '/upload':
+      return { page: <UploadPage />, nav: '/upload' };
+    case '/status':
+      return { page: <StatusPage />, nav: '/status' };
     default:
       return {
         page: (

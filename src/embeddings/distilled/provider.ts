@@ -67,6 +67,7 @@ export function createDistilledUseProvider(opts: { root: string; log?: Logger })
       await load();
       return loadMs;
     },
+    loadedMs: () => (loadMs > 0 ? loadMs : null),
     async embed(texts, signal) {
       const model = await load();
       return texts.map((t, i) => {

@@ -41,6 +41,7 @@ export function createGloveProvider(opts: { cacheDir: string; log?: Logger }): G
       await load();
       return loadMs;
     },
+    loadedMs: () => (loadMs > 0 ? loadMs : null),
     async embed(texts, signal) {
       const index = await load();
       const out: Float32Array[] = [];

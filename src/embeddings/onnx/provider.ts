@@ -56,6 +56,7 @@ export function createOnnxProvider(opts: OnnxProviderOptions): EmbeddingProvider
 
   type Extractor = (texts: string[], o: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ dims: number[]; data: unknown }>;
   let loading: Promise<{ run: Extractor; dispose: () => Promise<void> }> | undefined;
+  let loadMs: number | null = null;
   const load = () => {
     loading ??= (async () => {
       const started = performance.now();
@@ -64,7 +65,8 @@ export function createOnnxProvider(opts: OnnxProviderOptions): EmbeddingProvider
       hf.env.allowLocalModels = true;
       hf.env.localModelPath = `${path.dirname(folder)}${path.sep}`;
       const extractor = await hf.pipeline('feature-extraction', path.basename(folder), { dtype: 'fp32', device: 'cpu' });
-      opts.log?.info({ model: id, ms: Math.round(performance.now() - started) }, 'embedding model loaded');
+      loadMs = performance.now() - started;
+      opts.log?.info({ model: id, ms: Math.round(loadMs) }, 'embedding model loaded');
       return {
         run: (texts, o) => extractor(texts, o) as Promise<{ dims: number[]; data: unknown }>,
         dispose: () => extractor.dispose(),
@@ -79,6 +81,7 @@ export function createOnnxProvider(opts: OnnxProviderOptions): EmbeddingProvider
   return {
     id,
     dimensions,
+    loadedMs: () => loadMs,
     async embed(texts, signal) {
       if (texts.length === 0) return [];
       const model = await load();

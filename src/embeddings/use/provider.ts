@@ -30,7 +30,11 @@ export function createUseProvider(opts: UseProviderOptions = {}): UseProvider {
   const workers = Math.max(1, opts.workers ?? os.availableParallelism());
   const batchSize = opts.batchSize ?? 8;
   let pool: WorkerPool<{ vectors: Float32Array[] }> | undefined;
+  /** From starting the worker threads to their first answer (each loads the model first); null before. */
+  let startedAt: number | null = null;
+  let loadMs: number | null = null;
   const getPool = () => {
+    startedAt ??= performance.now();
     pool ??= new WorkerPool({
       size: workers,
       maxQueue: opts.maxQueue ?? workers * 4,
@@ -42,6 +46,7 @@ export function createUseProvider(opts: UseProviderOptions = {}): UseProvider {
     id: USE_MODEL_ID,
     dimensions: 512,
     workers,
+    loadedMs: () => loadMs,
     async embed(texts, signal) {
       if (texts.length === 0) return [];
       const p = getPool();
@@ -54,11 +59,14 @@ export function createUseProvider(opts: UseProviderOptions = {}): UseProvider {
       if (vectors.length !== texts.length || !vectors.every((v) => v instanceof Float32Array && v.length === 512)) {
         throw new Error(`${USE_MODEL_ID} worker returned ${vectors.length} malformed vectors for ${texts.length} texts`);
       }
+      if (loadMs === null && startedAt !== null) loadMs = performance.now() - startedAt;
       return vectors;
     },
     async close() {
       await pool?.close();
       pool = undefined;
+      startedAt = null;
+      loadMs = null;
     },
   };
 }

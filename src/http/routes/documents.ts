@@ -72,7 +72,7 @@ const jobRecord = z.object({
 
 
 /** Push ingestion targets a connector of the caller's tenant whose type is `api`. */
-async function requireApiConnector(deps: AppDeps, tenantId: string, connectorId: string): Promise<void> {
+export async function requireApiConnector(deps: AppDeps, tenantId: string, connectorId: string): Promise<void> {
   const r = await deps.db.query<{ connector_type: string }>('SELECT connector_type FROM connectors WHERE tenant_id = $1 AND id = $2', [
     tenantId,
     connectorId,

@@ -50,6 +50,9 @@ const trainingStatus = z.object({
   stage: z.string().nullable().describe('embedding or training while the job runs'),
   accuracy: z.number().nullable().describe('top-1 retrieval accuracy of source → target on held-out pairs'),
   cycle_loss: z.number().nullable(),
+  epoch_losses: z
+    .array(z.object({ epoch: z.number().int(), loss: z.number() }))
+    .describe('neural training: each epoch\'s loss on the selection split (mean squared error of F plus G), as it goes; empty for linear maps, solved in one step'),
   confidence: z.number().nullable(),
   translation_ids: z.array(z.string()),
   completed_at: z.string().nullable(),

@@ -1,4 +1,5 @@
 import { api, isRecord } from '../api.ts';
+import { LineChart } from '../components/line-chart.tsx';
 import { ConfirmButton, ErrorBox, JsonView, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
@@ -197,24 +198,25 @@ function SyncHistory({ runs, now }: { runs: SyncRun[]; now: Date }) {
   );
 }
 
+/** Documents after each sync, over time: both axes titled, dates on the time axis. */
 function DocumentsChart({ runs }: { runs: SyncRun[] }) {
   const points = documentSeries(runs);
   if (points.length < 2) return null;
-  const w = 320;
-  const h = 80;
-  const max = Math.max(1, ...points.map((p) => p.documents));
   const t0 = points[0]?.t ?? 0;
-  const t1 = points[points.length - 1]?.t ?? 1;
-  const x = (t: number) => (t1 === t0 ? 0 : ((t - t0) / (t1 - t0)) * (w - 8) + 4);
-  const y = (v: number) => h - 4 - (v / max) * (h - 8);
-  const d = points.map((p, i) => `${i ? 'L' : 'M'}${x(p.t).toFixed(1)},${y(p.documents).toFixed(1)}`).join(' ');
-  const last = points[points.length - 1]?.documents ?? 0;
+  const t1 = points[points.length - 1]?.t ?? 0;
+  // Within a day the ticks say the time; over days, the date.
+  const sameDay = t1 - t0 < 36 * 3600_000;
+  const when = (t: number) =>
+    new Date(t).toLocaleString('en-GB', sameDay ? { hour: '2-digit', minute: '2-digit' } : { day: 'numeric', month: 'short' });
   return (
-    <figure className="chart">
-      <svg viewBox={`0 0 ${w} ${h}`} width={w} height={h} role="img" aria-label={`Documents over time, from ${points[0]?.documents} to ${last}`}>
-        <path d={d} fill="none" stroke="currentColor" strokeWidth="2" />
-      </svg>
-      <figcaption className="muted small">Documents over time (now {last})</figcaption>
-    </figure>
+    <LineChart
+      id="documents-chart"
+      title="Documents after each sync"
+      points={points.map((p) => ({ x: p.t, y: p.documents }))}
+      xLabel={sameDay ? 'Time of sync (local time)' : 'Date of sync'}
+      yLabel="Documents (count)"
+      formatX={when}
+      formatY={(v) => Math.round(v).toLocaleString('en-US')}
+    />
   );
 }

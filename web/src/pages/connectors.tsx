@@ -40,7 +40,11 @@ export function ConnectorsPage() {
         <ErrorBox error={list.error} />
         <ErrorBox error={act.error} title="Action failed" />
         {list.loading && !list.data && <Loading />}
-        {list.data && list.data.connectors.length === 0 && <p className="notice">No connectors yet.</p>}
+        {list.data && list.data.connectors.length === 0 && (
+          <p className="notice">
+            No connectors yet. Add one above, or <Link href="/upload">upload files</Link> (a Slack, Notion or Confluence export, a CSV or JSONL file).
+          </p>
+        )}
         {list.data && list.data.connectors.length > 0 && (
           <div className="table-wrap">
             <table>

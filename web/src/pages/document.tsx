@@ -1,7 +1,11 @@
+import { useState } from 'react';
+import Markdown from 'react-markdown';
 import { api, isRecord } from '../api.ts';
 import { SourceLink } from '../components/source-link.tsx';
 import { ErrorBox, JsonView, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
+import { looksLikeMarkdown } from '../lib/markdown.ts';
+import { sourceName } from '../lib/plain-labels.ts';
 import { Link } from '../router.tsx';
 
 type Doc = Record<string, unknown>;
@@ -14,6 +18,9 @@ export function DocumentPage({ id }: { id: string }) {
   const doc = useLoad((signal) => api<Doc>(`/v1/documents/${encodeURIComponent(id)}`, { signal }), [id]);
   const d = doc.data && isRecord(doc.data.document) ? doc.data.document : doc.data;
   const url = d ? s(d.url) : undefined;
+  const nodes = useLoad((signal) => api<{ nodes: { node_id: string; name: string }[] }>('/v1/nodes', { signal }).catch(() => ({ nodes: [] })), []);
+  const names = new Map((nodes.data?.nodes ?? []).map((n) => [n.node_id, n.name]));
+  const source = d ? (s(d.source_node) ?? s(d.connector_id)) : undefined;
   return (
     <>
       <p>
@@ -33,7 +40,7 @@ export function DocumentPage({ id }: { id: string }) {
           <PageTitle>{s(d.title) ?? id}</PageTitle>
           <dl className="kv">
             {[
-              ['Source', s(d.source_node) ?? s(d.connector_id)],
+              ['Source', source === undefined ? undefined : sourceName(source, names)],
               ['Type', s(d.document_type)],
               ['Author', s(d.author)],
               ['Created', s(d.created_at)],
@@ -53,7 +60,7 @@ export function DocumentPage({ id }: { id: string }) {
               <SourceLink url={url}>Open in the source tool ↗</SourceLink>
             </p>
           )}
-          <div className="content">{s(d.content) ?? ''}</div>
+          <DocumentText content={s(d.content) ?? ''} type={s(d.document_type)} />
           {isRecord(d.metadata) && Object.keys(d.metadata).length > 0 && (
             <details>
               <summary>Metadata</summary>
@@ -61,6 +68,32 @@ export function DocumentPage({ id }: { id: string }) {
             </details>
           )}
         </article>
+      )}
+    </>
+  );
+}
+
+/**
+ * Markdown rendered, safely: react-markdown builds React elements (no innerHTML), shows raw HTML in the text as text,
+ * drops `javascript:` and other unsafe link targets, and images become their alt text (no request leaves the page).
+ */
+function DocumentText({ content, type }: { content: string; type: string | undefined }) {
+  const markdown = looksLikeMarkdown(content, type);
+  const [plain, setPlain] = useState(false);
+  if (!markdown) return <div className="content">{content}</div>;
+  return (
+    <>
+      <p className="row end">
+        <button type="button" className="secondary small" onClick={() => setPlain(!plain)} aria-pressed={plain}>
+          {plain ? 'Show formatted' : 'Show the Markdown source'}
+        </button>
+      </p>
+      {plain ? (
+        <div className="content">{content}</div>
+      ) : (
+        <div className="content markdown" data-testid="markdown">
+          <Markdown components={{ img: ({ alt }) => <span className="muted">[image{alt ? `: ${alt}` : ''}]</span> }}>{content}</Markdown>
+        </div>
       )}
     </>
   );

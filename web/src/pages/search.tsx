@@ -6,9 +6,11 @@ import { useAction, useLoad } from '../hooks.ts';
 import { confidenceBand } from '../lib/confidence.ts';
 import { relativeTime } from '../lib/format.ts';
 import { highlightSegments, makeSnippet, queryTerms } from '../lib/highlight.ts';
+import { looksLikeMarkdown, stripMarkdown } from '../lib/markdown.ts';
+import { collapseDuplicates, dampingLabel, filteringLabel, sourceName } from '../lib/plain-labels.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.tsx';
-import { Highlighted, SourceIcon } from './search-parts.tsx';
+import { EmptyGuide, Highlighted, SourceIcon } from './search-parts.tsx';
 
 export interface FederatedItem {
   readonly id: string;
@@ -190,12 +192,16 @@ export function SearchPage() {
       <ErrorBox error={search.error} />
       {search.pending && !result && <Loading label="Searching…" />}
       {result && <Results response={result.response} terms={result.terms} names={new Map((nodes.data?.nodes ?? []).map((n) => [n.node_id, n.name]))} />}
+      {!result && !search.pending && nodes.data && <EmptyGuide sources={nodes.data.nodes.length} />}
     </>
   );
 }
 
 function Results({ response, terms, names }: { response: FederatedResponse; terms: string[]; names: ReadonlyMap<string, string> }) {
   const now = new Date();
+  const shown = collapseDuplicates(response.items);
+  const filtering = filteringLabel(response.reasoning?.entropy_level, response.user_entropy);
+  const damping = dampingLabel(response.damping_active);
   return (
     <section aria-labelledby="results-h" aria-live="polite">
       <h2 id="results-h" className="sr-only">
@@ -203,23 +209,18 @@ function Results({ response, terms, names }: { response: FederatedResponse; term
       </h2>
       <div className="stats" data-testid="search-stats">
         <span>
-          {response.items.length} result{response.items.length === 1 ? '' : 's'} in {response.latency_ms} ms
+          {shown.length} result{shown.length === 1 ? '' : 's'} in {response.latency_ms} ms
         </span>
         <span>
-          Sources consulted: {response.nodes_consulted.length ? response.nodes_consulted.map((n) => names.get(n) ?? n).join(', ') : 'none'}
+          Sources consulted: {response.nodes_consulted.length ? response.nodes_consulted.map((n) => sourceName(n, names)).join(', ') : 'none'}
         </span>
-        <span data-testid="entropy">
-          Your entropy: <strong>{response.user_entropy.toFixed(2)}</strong>
-          {response.reasoning?.entropy_level ? ` · level ${response.reasoning.entropy_level.replace(/_/g, ' ')}` : ''}
+        <span data-testid="entropy" title={filtering.term}>
+          Results: <strong>{filtering.text}</strong>
         </span>
         <span data-testid="damping">
-          {response.damping_active ? (
-            <Badge tone="warn" title="High cognitive load: fewer results, critical items first">
-              damping active
-            </Badge>
-          ) : (
-            <Badge tone="neutral">damping off</Badge>
-          )}
+          <Badge tone={response.damping_active ? 'warn' : 'neutral'} title={damping.term}>
+            {damping.text}
+          </Badge>
         </span>
       </div>
       {response.reasoning && (
@@ -258,8 +259,15 @@ function Results({ response, terms, names }: { response: FederatedResponse; term
       )}
       {response.items.length === 0 && <p className="notice">Nothing matched. Try other words, or fewer filters.</p>}
       <ol className="results">
-        {response.items.map((item) => (
-          <ResultItem key={`${item.source_node}:${item.id}`} item={item} terms={terms} now={now} sourceName={names.get(item.source_node) ?? item.source_node} />
+        {shown.map(({ item, alsoIn }) => (
+          <ResultItem
+            key={`${item.source_node}:${item.id}`}
+            item={item}
+            terms={terms}
+            now={now}
+            sourceName={sourceName(item.source_node, names)}
+            alsoIn={alsoIn.map((n) => sourceName(n, names))}
+          />
         ))}
       </ol>
       <p className="muted small wrap">
@@ -269,7 +277,7 @@ function Results({ response, terms, names }: { response: FederatedResponse; term
   );
 }
 
-function ResultItem({ item, terms, now, sourceName }: { item: FederatedItem; terms: string[]; now: Date; sourceName: string }) {
+function ResultItem({ item, terms, now, sourceName, alsoIn }: { item: FederatedItem; terms: string[]; now: Date; sourceName: string; alsoIn: string[] }) {
   const m = isRecord(item.metadata) ? item.metadata : {};
   const title = str(m.title) ?? item.id;
   const documentId = str(m.document_id) ?? item.id;
@@ -287,10 +295,11 @@ function ResultItem({ item, terms, now, sourceName }: { item: FederatedItem; ter
         </h3>
       </div>
       <p className="snippet">
-        <Highlighted segments={highlightSegments(makeSnippet(item.content, terms), terms)} />
+        <Highlighted segments={highlightSegments(makeSnippet(looksLikeMarkdown(item.content, str(m.document_type)) ? stripMarkdown(item.content) : item.content, terms), terms)} />
       </p>
       <div className="meta">
-        <span title={item.source_node}>{sourceName}</span>
+        <span title={`source id: ${item.source_node}`}>{sourceName}</span>
+        {alsoIn.length > 0 && <span data-testid="also-in">also in: {alsoIn.join(', ')}</span>}
         {str(m.author) && <span>by {str(m.author)}</span>}
         {timestamp && (
           <time dateTime={timestamp} title={timestamp}>
@@ -305,12 +314,12 @@ function ResultItem({ item, terms, now, sourceName }: { item: FederatedItem; ter
           </Badge>
         )}
         {translated && (
-          <Badge tone="info" title="Compared through an embedding translation">
-            translated · confidence {item.federation_confidence.toFixed(2)} ({confidenceBand(item.federation_confidence)})
+          <Badge tone="info" title={`Compared through an embedding translation (federation_confidence ${item.federation_confidence.toFixed(2)}, band ${confidenceBand(item.federation_confidence)})`}>
+            matched across models · fit {item.federation_confidence.toFixed(2)}
           </Badge>
         )}
-        <span className="muted">
-          relevance {item.relevance_score.toFixed(2)} · semantic {item.semantic_similarity.toFixed(2)}
+        <span className="muted" title={`relevance_score ${item.relevance_score.toFixed(3)} · semantic_similarity ${item.semantic_similarity.toFixed(3)}`}>
+          match {item.relevance_score.toFixed(2)} · meaning {item.semantic_similarity.toFixed(2)}
         </span>
         {url && <SourceLink url={url}>Open in source</SourceLink>}
       </div>

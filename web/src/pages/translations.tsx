@@ -2,10 +2,10 @@ import { type ChangeEvent, type FormEvent, useEffect, useState } from 'react';
 import { api } from '../api.ts';
 import { Badge, ConfirmButton, ErrorBox, Field, Loading, PageTitle, ProgressBar } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
-import { BAND_TEXT, confidenceBand } from '../lib/confidence.ts';
 import { relativeTime } from '../lib/format.ts';
 import { parseParallelTexts } from '../lib/parallel-texts.ts';
 import { useSession } from '../session.tsx';
+import { ConfidenceCell, LossChart } from './translation-parts.tsx';
 
 interface Translation {
   readonly translation_id: string;
@@ -16,6 +16,7 @@ interface Translation {
   readonly sample_count: number;
   readonly kind?: string;
   readonly builtin?: boolean;
+  readonly metrics?: Record<string, unknown>;
 }
 
 interface TrainingJob {
@@ -28,9 +29,8 @@ interface TrainingJob {
   readonly error?: string | null;
   readonly stage?: string | null;
   readonly confidence?: number | null;
+  readonly epoch_losses?: readonly { epoch: number; loss: number }[];
 }
-
-const BAND_TONE = { excellent: 'good', good: 'info', fair: 'warn', poor: 'bad' } as const;
 
 export function TranslationsPage() {
   const session = useSession();
@@ -46,7 +46,8 @@ export function TranslationsPage() {
     <>
       <PageTitle>Translations</PageTitle>
       <p className="muted">
-        Learned maps between embedding models, so documents indexed with one model are searchable with another. Confidence bands: excellent ≥ 0.95, good 0.85–0.95, fair 0.70–0.85, poor &lt; 0.70.
+        Learned maps between embedding models, so documents indexed with one model are searchable with another. “Fit” is the confidence: the share of a constant guess's error the map removes (bands: excellent ≥ 0.95, good 0.85–0.95, fair 0.70–0.85, low below). Beside it, how often
+        the translated vector finds its own text first among held-out texts: a low fit with good retrieval still serves search well.
       </p>
       <section aria-labelledby="reg-h">
         <h2 id="reg-h">Registry</h2>
@@ -60,7 +61,7 @@ export function TranslationsPage() {
               <thead>
                 <tr>
                   <th scope="col">Source → target</th>
-                  <th scope="col">Confidence</th>
+                  <th scope="col">Fit and retrieval</th>
                   <th scope="col">Kind</th>
                   <th scope="col">Samples</th>
                   <th scope="col">Trained</th>
@@ -69,14 +70,13 @@ export function TranslationsPage() {
               </thead>
               <tbody>
                 {registry.data.translations.map((t) => {
-                  const band = confidenceBand(t.confidence);
                   return (
                     <tr key={t.translation_id} data-translation={t.translation_id} data-builtin={t.builtin ? 'true' : 'false'}>
                       <td>
                         <code>{t.source_model}</code> → <code>{t.target_model}</code>
                       </td>
                       <td>
-                        {t.confidence.toFixed(3)} <Badge tone={BAND_TONE[band]}>{BAND_TEXT[band]}</Badge>
+                        <ConfidenceCell confidence={t.confidence} metrics={t.metrics} builtin={t.builtin === true} />
                       </td>
                       <td>
                         {t.kind ?? '—'} {t.builtin && <Badge title="Ships with Atrium; train the pair to override it">shipped</Badge>}
@@ -124,6 +124,8 @@ function TrainForm({ models, onDone }: { models: string[]; onDone: () => void })
   const [minSamples, setMinSamples] = useState('');
   const [validationSplit, setValidationSplit] = useState('');
   const [job, setJob] = useState<TrainingJob | null>(null);
+  /** Whether the running job fits a neural map (the checkbox may change meanwhile). */
+  const [jobNeural, setJobNeural] = useState(false);
   const parsed = parseParallelTexts(texts);
 
   const start = useAction(async () => {
@@ -136,6 +138,7 @@ function TrainForm({ models, onDone }: { models: string[]; onDone: () => void })
       method: 'POST',
       body: { source_model: source.trim(), target_model: target.trim(), parallel_texts: parsed, config },
     });
+    setJobNeural(useNeural);
     setJob({ job_id: res.job_id, status: res.status, progress: 0 });
   });
 
@@ -211,6 +214,7 @@ function TrainForm({ models, onDone }: { models: string[]; onDone: () => void })
             {job.stage && job.status !== 'completed' ? ` (${job.stage})` : ''}
           </h3>
           <ProgressBar value={job.status === 'completed' ? 1 : job.progress} label="Training progress" />
+          {(job.stage === 'training' || job.status === 'completed') && <LossChart losses={job.epoch_losses ?? []} neural={jobNeural} />}
           {job.status === 'failed' && (
             <div className="error" role="alert">
               Training failed{job.error ? `: ${job.error}` : ''}
