@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type SourceIdentities, VendorHttpError } from '../kit/index.ts';
 import { type DiscordCtx, discordGet } from './client.ts';
-import { channelGroup, discordOverwrite } from './map.ts';
+import { channelGroup, type discordOverwrite } from './map.ts';
 
 /** Permission bits (topics/permissions): ADMINISTRATOR grants everything, VIEW_CHANNEL reads a channel. */
 const ADMINISTRATOR = 1n << 3n;
