@@ -222,7 +222,7 @@ describe('google_drive connector against the fake Drive v3 API', () => {
     const { connector_id: oid, oauth_url: oauthUrl } = created.json();
     const u = new URL(oauthUrl);
     assert.equal(`${u.origin}${u.pathname}`, 'https://accounts.google.com/o/oauth2/v2/auth');
-    assert.equal(u.searchParams.get('scope'), 'https://www.googleapis.com/auth/drive.readonly');
+    assert.equal(u.searchParams.get('scope'), 'https://www.googleapis.com/auth/drive.readonly https://www.googleapis.com/auth/admin.directory.group.readonly');
     assert.equal(u.searchParams.get('access_type'), 'offline');
     assert.equal(u.searchParams.get('prompt'), 'consent');
     assert.equal(u.searchParams.get('code_challenge_method'), 'S256');
