@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { httpClient, listen } from '../mcp/support.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { connectorWorker } from './support.ts';
 
@@ -60,6 +61,22 @@ describe('connector document counts follow the caller’s view', () => {
     assert.equal(await counts(keys.admin!, '?bypass_acl=true'), 4);
     const audit = await t.db.query("SELECT 1 FROM audit_events WHERE action = 'acl.bypassed'");
     assert.ok(audit.rows.length >= 2, 'each bypass is audited');
+  });
+
+  it('MCP list_connectors (official SDK client over HTTP) counts the caller’s view too', async () => {
+    const base = await listen(t);
+    const count = async (authorization: string) => {
+      const client = await httpClient(base, authorization);
+      try {
+        const r = await client.callTool({ name: 'list_connectors', arguments: {} });
+        const list = (r.structuredContent as { connectors: { connector_id: string; document_count: number }[] }).connectors;
+        return list.find((c) => c.connector_id === id)?.document_count;
+      } finally {
+        await client.close();
+      }
+    };
+    assert.equal(await count(keys.ada!), 3);
+    assert.equal(await count(keys.service!), 2);
   });
 
   it('?bypass_acl=true from a non-admin is refused (403), not silently widened', async () => {
