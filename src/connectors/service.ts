@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
+import type { Viewer } from '../documents/acl.ts';
 import { timeoutSignal } from '../platform/abort.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors, type FieldProblem } from '../platform/errors.ts';
@@ -128,8 +129,11 @@ export interface ConnectorDetails {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The full record for GET /v1/connectors/{id}: settings, schedule, sync history; never credentials or tokens. */
-export async function describeConnector(deps: ConnectorDeps, tenantId: string, id: string): Promise<ConnectorDetails> {
+/**
+ * The full record for GET /v1/connectors/{id}: settings, schedule, sync history; never credentials or tokens.
+ * `document_count` counts only the documents `viewer` may read.
+ */
+export async function describeConnector(deps: ConnectorDeps, tenantId: string, id: string, viewer: Viewer): Promise<ConnectorDetails> {
   const c = await getConnector(deps.db, tenantId, id);
   if (!c) throw Errors.notFound('connector', id);
   return {
@@ -140,7 +144,7 @@ export async function describeConnector(deps: ConnectorDeps, tenantId: string, i
     status_reason: c.statusReason,
     last_sync_at: iso(c.lastSyncAt),
     last_error: c.lastError,
-    document_count: await countConnectorDocuments(deps.db, tenantId, id),
+    document_count: await countConnectorDocuments(deps.db, tenantId, id, viewer),
     settings: c.settings,
     credentials_configured: c.credentialsEnc !== null,
     oauth: { connected: c.oauthTokensEnc !== null, token_expires_at: iso(c.tokenExpiresAt) },

@@ -1,3 +1,4 @@
+import { aclCondition, type Viewer } from '../documents/acl.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { type ConnectorEvent, type ConnectorState, isConnectorState, nextState } from './states.ts';
 
@@ -64,13 +65,27 @@ export function rowToConnector(r: Record<string, unknown>): ConnectorRecord {
   };
 }
 
-const DOC_COUNT = `(SELECT count(*) FROM documents d WHERE d.tenant_id = c.tenant_id AND d.source_node = c.id)::int`;
+/**
+ * The connector's documents `viewer` may read, counted in SQL with retrieval's own ACL condition: a count never
+ * reveals documents the caller cannot read (docs/permissions.md). An admin's audited bypass counts every one.
+ */
+function docCount(viewer: Viewer, add: (v: unknown) => string): string {
+  const acl = aclCondition(viewer, add);
+  return `(SELECT count(*) FROM documents d WHERE d.tenant_id = c.tenant_id AND d.source_node = c.id${acl ? ` AND ${acl}` : ''})::int`;
+}
 
-export async function listConnectors(db: Queryable, tenantId: string): Promise<ConnectorListItem[]> {
+/** Parameter list for one statement: `add(v)` appends v and answers its placeholder. */
+function params(first: unknown[]): { values: unknown[]; add: (v: unknown) => string } {
+  const values = [...first];
+  return { values, add: (v) => `$${values.push(v)}` };
+}
+
+export async function listConnectors(db: Queryable, tenantId: string, viewer: Viewer): Promise<ConnectorListItem[]> {
+  const p = params([tenantId]);
   const r = await db.query<Record<string, unknown>>(
-    `SELECT c.id, c.connector_type, c.display_name, c.status, c.last_sync_at, ${DOC_COUNT} AS document_count
+    `SELECT c.id, c.connector_type, c.display_name, c.status, c.last_sync_at, ${docCount(viewer, p.add)} AS document_count
      FROM connectors c WHERE c.tenant_id = $1 ORDER BY c.created_at, c.id`,
-    [tenantId],
+    p.values,
   );
   return r.rows.map((row) => ({
     connector_id: String(row.id),
@@ -82,11 +97,10 @@ export async function listConnectors(db: Queryable, tenantId: string): Promise<C
   }));
 }
 
-export async function countConnectorDocuments(db: Queryable, tenantId: string, connectorId: string): Promise<number> {
-  const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE tenant_id = $1 AND source_node = $2', [
-    tenantId,
-    connectorId,
-  ]);
+/** How many of the connector's documents `viewer` may read. */
+export async function countConnectorDocuments(db: Queryable, tenantId: string, connectorId: string, viewer: Viewer): Promise<number> {
+  const p = params([tenantId, connectorId]);
+  const r = await db.query<{ n: number }>(`SELECT ${docCount(viewer, p.add)} AS n FROM connectors c WHERE c.tenant_id = $1 AND c.id = $2`, p.values);
   return Number(r.rows[0]?.n ?? 0);
 }
 

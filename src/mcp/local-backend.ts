@@ -44,7 +44,8 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       return formatDocument(view);
     },
     async list_connectors(caller) {
-      return formatConnectors(await listConnectors(deps.db, caller.tenantId));
+      // Document counts of the caller's view only.
+      return formatConnectors(await listConnectors(deps.db, caller.tenantId, (await resolveView(deps, caller, { actAs: caller.actAs })).viewer));
     },
     async execute_action(caller, args) {
       // The connector's own execute path (POST /v1/connectors/{id}/execute): plans, validates, runs and audits.
@@ -62,7 +63,7 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       const def = RESOURCES.find((r) => r.name === name)!;
       const body =
         name === 'connectors'
-          ? { connectors: await listConnectors(deps.db, caller.tenantId) }
+          ? { connectors: await listConnectors(deps.db, caller.tenantId, (await resolveView(deps, caller, { actAs: caller.actAs })).viewer) }
           : { documents: await recentDocuments(deps.db, caller.tenantId, 20, (await resolveView(deps, caller, { actAs: caller.actAs })).viewer) };
       return { uri: def.uri, mimeType: def.mimeType, text: JSON.stringify(body, null, 2) };
     },

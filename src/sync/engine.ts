@@ -40,6 +40,12 @@ function findRetryAfter(err: unknown): RetryAfterError | null {
   return null;
 }
 
+/** The completed sync's `status_reason`: the kind's notices (what it could not mirror), then the skipped items. */
+function completedReason(skipped: readonly { external_id: string; reason: string }[], notices: ReadonlySet<string>): string | undefined {
+  const parts = [...notices, skippedReason(skipped)].filter((x): x is string => !!x);
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
 /** The completed sync's `status_reason` when the source could not read some items: how many, and the first few. */
 function skippedReason(skipped: readonly { external_id: string; reason: string }[]): string | undefined {
   if (skipped.length === 0) return undefined;
@@ -173,6 +179,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         limitedAttempt = 0;
       }
       const skipped: { external_id: string; reason: string }[] = [];
+      const notices = new Set<string>();
       while (page !== null) {
         if (ctx.signal.aborted) return { interrupted: true };
         if (await jobCancelled(deps, ctx.job.id)) {
@@ -203,6 +210,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
           if (!store.usage) throw new NonRetriableError('no usage store is composed: the runtime must provide connectorDocuments.usage');
           await store.usage({ tenantId, connectorId, provider: connector.type, records: result.usage });
         }
+        for (const n of result.notices ?? []) notices.add(n);
         if (result.skipped && result.skipped.length > 0) {
           skipped.push(...result.skipped);
           // Unreadable this time, not gone: the full-sync sweep below keeps their stored versions.
@@ -255,7 +263,7 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
         ...(payload.syncType === 'full' ? { nextFullAt: nextFullAt(now, schedule) } : {}),
       });
       await finishRun(deps.db, runId, 'completed', now);
-      await applyTransition(deps.db, tenantId, connectorId, 'sync_completed', { lastSyncAt: now, lastError: null, rateLimitedUntil: null, reason: skippedReason(skipped) });
+      await applyTransition(deps.db, tenantId, connectorId, 'sync_completed', { lastSyncAt: now, lastError: null, rateLimitedUntil: null, reason: completedReason(skipped, notices) });
       await recordAudit(deps.db, { tenantId, action: Ops.connectorSyncCompleted, details: { connector_id: connectorId, run_id: runId, sync_type: payload.syncType, pages } });
       return { runId, pages };
     } catch (err) {

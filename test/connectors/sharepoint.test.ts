@@ -223,7 +223,7 @@ describe('sharepoint connector against the fake Microsoft Graph', () => {
     assert.ok(created.oauth_url);
     const u = new URL(created.oauth_url);
     assert.equal(`${u.origin}${u.pathname}`, 'https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize');
-    assert.equal(u.searchParams.get('scope'), 'offline_access User.Read Sites.Read.All Files.Read.All');
+    assert.equal(u.searchParams.get('scope'), 'offline_access User.Read Sites.Read.All Files.Read.All GroupMember.Read.All');
     assert.equal(u.searchParams.get('client_id'), 'spo-client');
     const state = u.searchParams.get('state') ?? '';
     const done = await t.app.inject({ method: 'GET', url: `/v1/connectors/oauth/callback?state=${encodeURIComponent(state)}&code=graph-auth-code` });

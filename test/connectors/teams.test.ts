@@ -41,7 +41,7 @@ describe('teams connector against the fake Microsoft Graph', () => {
     id = created.json().connector_id;
     const u = new URL(created.json().oauth_url);
     assert.equal(`${u.origin}${u.pathname}`, 'https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize');
-    assert.equal(u.searchParams.get('scope'), 'Team.ReadBasic.All Channel.ReadBasic.All ChannelMessage.Read.All offline_access User.Read');
+    assert.equal(u.searchParams.get('scope'), 'Team.ReadBasic.All Channel.ReadBasic.All ChannelMessage.Read.All GroupMember.Read.All ChannelMember.Read.All offline_access User.Read');
     const done = await t.app.inject({ method: 'GET', url: `/v1/connectors/oauth/callback?state=${encodeURIComponent(u.searchParams.get('state') ?? '')}&code=ms-auth-code` });
     assert.equal(done.statusCode, 200, done.body);
     assert.deepEqual(done.json(), { status: 'connected', connector_id: id, created: false });

@@ -35,6 +35,14 @@ export interface DChannel {
   type: number;
   private: boolean;
   messages: DMessage[];
+  /** Role (type 0) and member (type 1) overwrites after the @everyone one, as Discord lists them. */
+  overwrites?: { id: string; type: 0 | 1; allow: string; deny: string }[];
+}
+/** A guild member: `roles` are role ids (not @everyone). */
+export interface DMember {
+  user: DUser;
+  roles: string[];
+  nick?: string | null;
 }
 export interface DThread {
   id: string;
@@ -53,6 +61,12 @@ export interface DiscordData {
   threads: DThread[];
   /** Channels the bot has no access to (403 Missing Access). */
   noAccess: Set<string>;
+  /** Per guild id: its roles (beside @everyone, whose id is the guild id), owner and members. */
+  roles: Record<string, { id: string; name: string; permissions: string }[]>;
+  owners: Record<string, string>;
+  members: Record<string, DMember[]>;
+  /** `GET /guilds/{id}/members` answers 403 Missing Access, as without the Server Members privileged intent. */
+  membersIntent: boolean;
 }
 
 export interface FakeDiscord {
@@ -75,6 +89,11 @@ const SEND_MESSAGES = 1 << 11;
 
 export const ADA: DUser = { id: '80351110224678912', username: 'ada', global_name: 'Ada Lovelace' };
 export const GRACE: DUser = { id: '80351110224678913', username: 'grace', global_name: null };
+export const LINUS: DUser = { id: '80351110224678914', username: 'linus', global_name: 'Linus' };
+export const OWNER: DUser = { id: '80351110224678915', username: 'owner', global_name: 'The Owner' };
+/** Role ids of the seeded server: Staff may view #staff (role overwrite); Admins hold ADMINISTRATOR. */
+export const STAFF_ROLE = '90351110224678901';
+export const ADMIN_ROLE = '90351110224678902';
 
 export function seedDiscord(): { data: DiscordData; snowflake: () => { id: string; at: string } } {
   let at = BASE;
@@ -117,7 +136,33 @@ export function seedDiscord(): { data: DiscordData; snowflake: () => { id: strin
     thread(help.id, 'How do I reset my API key?', true, [msg(GRACE, 'How do I reset my API key?'), msg(ADA, 'Settings → API → Regenerate.')]),
     thread(staff.id, 'Hiring plan', true, [msg(ADA, 'Two backend engineers in Q3.')]),
   ];
-  return { data: { bot, guilds: [g1, g2], channels: [general, releases, staff, help, voice, category, elsewhere], threads, noAccess: new Set() }, snowflake };
+  // #staff: @everyone denied View Channel; the Staff role allowed; Linus allowed by a member overwrite.
+  staff.overwrites = [
+    { id: STAFF_ROLE, type: 0, allow: String(VIEW_CHANNEL), deny: '0' },
+    { id: LINUS.id, type: 1, allow: String(VIEW_CHANNEL), deny: '0' },
+  ];
+  const roles = {
+    [g1.id]: [
+      { id: g1.id, name: '@everyone', permissions: String(VIEW_CHANNEL | SEND_MESSAGES) },
+      { id: STAFF_ROLE, name: 'Staff', permissions: '0' },
+      { id: ADMIN_ROLE, name: 'Admins', permissions: String(1 << 3) },
+    ],
+    [g2.id]: [{ id: g2.id, name: '@everyone', permissions: String(VIEW_CHANNEL | SEND_MESSAGES) }],
+  };
+  const members = {
+    [g1.id]: [
+      { user: ADA, roles: [STAFF_ROLE] },
+      { user: GRACE, roles: [] },
+      { user: LINUS, roles: [] },
+      { user: OWNER, roles: [] },
+      { user: bot, roles: [] },
+    ],
+    [g2.id]: [{ user: GRACE, roles: [] }],
+  };
+  return {
+    data: { bot, guilds: [g1, g2], channels: [general, releases, staff, help, voice, category, elsewhere], threads, noAccess: new Set(), roles, owners: { [g1.id]: OWNER.id, [g2.id]: GRACE.id }, members, membersIntent: true },
+    snowflake,
+  };
 }
 
 const err = (status: number, message: string, code: number): FakeReply => ({ status, json: { message, code } });
@@ -156,7 +201,7 @@ export async function startFakeDiscord(seed = seedDiscord()): Promise<FakeDiscor
     parent_id: null,
     nsfw: false,
     // Every channel has an @everyone overwrite in this server: public ones deny only Send Messages.
-    permission_overwrites: [{ id: c.guild_id, type: 0, allow: '0', deny: String(c.private ? VIEW_CHANNEL : SEND_MESSAGES) }],
+    permission_overwrites: [{ id: c.guild_id, type: 0, allow: '0', deny: String(c.private ? VIEW_CHANNEL : SEND_MESSAGES) }, ...(c.overwrites ?? [])],
     last_message_id: c.type === 15 ? (data.threads.filter((t) => t.parent_id === c.id).map((t) => t.id).sort(cmp).at(-1) ?? null) : lastId(c.messages),
   });
   const threadJson = (t: DThread) => ({
@@ -180,6 +225,24 @@ export async function startFakeDiscord(seed = seedDiscord()): Promise<FakeDiscor
     const after = req.query.get('after');
     const page = [...data.guilds].sort((a, b) => cmp(a.id, b.id)).filter((g) => !after || cmp(g.id, after) > 0).slice(0, limit);
     return ok(req.path, page.map((g) => ({ ...g, icon: null, owner: false, permissions: '68608', features: [] })));
+  });
+
+  // resources/guild#get-guild: the guild object with its owner and roles (permissions as strings).
+  fake.route('GET', '/guilds/:id', (req) => {
+    const g = guildOf(req.params.id ?? '');
+    if (!g) return err(404, 'Unknown Guild', 10004);
+    return ok(req.path, { ...g, icon: null, owner_id: data.owners[g.id], roles: (data.roles[g.id] ?? []).map((r) => ({ ...r, color: 0, hoist: false, position: 0, managed: false, mentionable: false })), features: [] });
+  });
+
+  // resources/guild#list-guild-members: `limit` 1-1000 (default 1), `after` the highest user id of the previous page.
+  fake.route('GET', '/guilds/:id/members', (req) => {
+    const g = guildOf(req.params.id ?? '');
+    if (!g) return err(404, 'Unknown Guild', 10004);
+    if (!data.membersIntent) return err(403, 'Missing Access', 50001);
+    const limit = Math.min(Math.max(Number(req.query.get('limit') ?? 1), 1), 1000);
+    const after = req.query.get('after') ?? '0';
+    const page = [...(data.members[g.id] ?? [])].sort((a, b) => cmp(a.user.id, b.user.id)).filter((m) => cmp(m.user.id, after) > 0).slice(0, limit);
+    return ok(req.path, page.map((m) => ({ user: m.user, nick: m.nick ?? null, roles: m.roles, joined_at: '2026-01-01T00:00:00+00:00', deaf: false, mute: false, flags: 0 })));
   });
 
   fake.route('GET', '/guilds/:id/channels', (req) => {

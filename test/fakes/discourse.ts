@@ -43,7 +43,9 @@ export interface DCategory {
   group_permissions: { group_name: string; group_id: number; permission_type: number }[];
 }
 export interface DiscourseData {
-  users: { id: number; username: string; name: string; admin: boolean }[];
+  users: { id: number; username: string; name: string; admin: boolean; email?: string }[];
+  /** Group name → member usernames (`/groups/{name}/members.json`); `admins` is Discourse's automatic group. */
+  groups: Record<string, string[]>;
   categories: DCategory[];
   topics: DTopic[];
 }
@@ -82,10 +84,11 @@ export function seedDiscourse(): DiscourseData {
   return {
     users: [
       { id: -1, username: 'system', name: 'system', admin: true },
-      { id: 1, username: 'ada', name: 'Ada Lovelace', admin: true },
-      { id: 2, username: 'grace', name: 'Grace Hopper', admin: false },
-      { id: 3, username: 'linus', name: 'Linus', admin: false },
+      { id: 1, username: 'ada', name: 'Ada Lovelace', admin: true, email: 'Ada@acme.test' },
+      { id: 2, username: 'grace', name: 'Grace Hopper', admin: false, email: 'grace@acme.test' },
+      { id: 3, username: 'linus', name: 'Linus', admin: false, email: 'linus@acme.test' },
     ],
+    groups: { admins: ['system', 'ada'], staff: ['ada', 'grace'] },
     categories: [
       { id: 1, name: 'Uncategorized', slug: 'uncategorized', description_text: '', read_restricted: false, group_permissions: [{ group_name: 'everyone', group_id: 0, permission_type: 1 }] },
       { id: 5, name: 'Support', slug: 'support', description_text: 'Ask the community for help.', read_restricted: false, group_permissions: [{ group_name: 'everyone', group_id: 0, permission_type: 1 }] },
@@ -279,6 +282,12 @@ export async function startFakeDiscourse(data: DiscourseData = seedDiscourse(), 
     return { json: { category_list: { can_create_category: true, can_create_topic: true, categories } } };
   });
   const categoryList: (req: FakeRequest) => FakeReply = (req) => {
+    // `/c/{id}/show.json`: one category with its group_permissions (what the category settings' Security tab shows).
+    if (req.params.file === 'show.json') {
+      const c = data.categories.find((x) => x.id === Number(req.params.slug));
+      if (!c || (c.read_restricted && !isAdmin(req))) return notFound;
+      return { json: { category: { ...categoryJson(c), group_permissions: c.group_permissions.map((g) => ({ permission_type: g.permission_type, permission: g.permission_type, group_name: g.group_name, group_id: g.group_id })) } } };
+    }
     const id = Number(stripJson(req.params.file));
     const c = data.categories.find((x) => x.id === id && x.slug === req.params.slug);
     if (!c || (c.read_restricted && !isAdmin(req))) return notFound;
@@ -287,6 +296,23 @@ export async function startFakeDiscourse(data: DiscourseData = seedDiscourse(), 
     return topicListReply(req, data.topics.filter((t) => ids.has(t.category_id) && visible(t)), (page) => `/c/${c.slug}/${c.id}?page=${page}`);
   };
   fake.route('GET', '/c/:slug/:file', categoryList);
+  // groups#members: `limit` / `offset`, members and owners, `meta.total`.
+  fake.route('GET', '/groups/:name/members.json', (req) => {
+    const names = data.groups[req.params.name ?? ''];
+    if (!names) return notFound;
+    const limit = Math.min(Number(req.query.get('limit') ?? 50), 1000);
+    const offset = Number(req.query.get('offset') ?? 0);
+    const all = names.map((n) => data.users.find((u) => u.username === n)!).map((u) => ({ id: u.id, username: u.username, name: u.name, avatar_template: '', title: null, added_at: at(0) }));
+    return { json: { members: all.slice(offset, offset + limit), owners: [], meta: { total: all.length, limit, offset } } };
+  });
+  // admin/users#index: `show_emails=true` (admins only), 100 a page from page 1.
+  fake.route('GET', '/admin/users/list/:file', (req) => {
+    if (!isAdmin(req)) return { status: 403, json: { errors: ['You are not permitted to view the requested resource.'], error_type: 'invalid_access' } };
+    const page = Number(req.query.get('page') ?? 1);
+    const emails = req.query.get('show_emails') === 'true';
+    const list = data.users.filter((u) => u.id > 0).slice((page - 1) * 100, page * 100);
+    return { json: list.map((u) => ({ id: u.id, username: u.username, name: u.name, admin: u.admin, active: true, ...(emails ? { email: u.email ?? null } : {}) })) };
+  });
   const latest: (req: FakeRequest) => FakeReply = (req) =>
     topicListReply(
       req,

@@ -57,6 +57,11 @@ export interface FakeRepo {
   /** Per file path, its last commit on the default branch (default: DEFAULT_COMMIT). */
   commits?: Map<string, FakeCommit>;
   discussions: FakeDiscussion[];
+  /**
+   * `GET /repos/{owner}/{repo}/collaborators` (affiliation=all: direct, outside, through teams and base permission),
+   * as GitHub's collaborator objects carry them; `'forbidden'` answers 403 as for a token without push access.
+   */
+  collaborators?: { id: number; login: string; role_name?: string }[] | 'forbidden';
 }
 
 export interface FakeGitHub {
@@ -346,6 +351,23 @@ export async function startFakeGitHub(opts: { token?: string; repos?: FakeRepo[]
     const repo = m ? repos.find((r) => r.full_name === m[1]) : undefined;
     if (!m || !repo) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
     const rest = m[2] ?? '';
+    if (req.method === 'GET' && rest === 'collaborators') {
+      if (repo.collaborators === 'forbidden') return send(res, 403, { message: 'Must have push access to view repository collaborators.', documentation_url: 'https://docs.github.com/rest/collaborators/collaborators#list-repository-collaborators', status: '403' });
+      const list = (repo.collaborators ?? []).map((c) => ({
+        login: c.login,
+        id: c.id,
+        node_id: `U_${c.id}`,
+        avatar_url: `https://avatars.githubusercontent.com/u/${c.id}?v=4`,
+        url: `${base}/users/${c.login}`,
+        html_url: `https://github.com/${c.login}`,
+        type: 'User',
+        site_admin: false,
+        permissions: { pull: true, triage: true, push: c.role_name !== 'read', maintain: false, admin: c.role_name === 'admin' },
+        role_name: c.role_name ?? 'write',
+      }));
+      const pg = paginate(list, url, base);
+      return send(res, 200, pg.page, pg.link ? { link: pg.link } : {});
+    }
     if (req.method === 'GET' && rest === 'issues') {
       const since = url.searchParams.get('since');
       const list = repo.issues.filter((i) => !since || i.updated_at >= since).sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.number - b.number);

@@ -43,6 +43,13 @@ export interface FakeDriveData {
   files: FakeDriveFile[];
   /** The change log changes.list reads: one entry per change, the file as it is now. */
   changes: { fileId: string; time: string; removed: boolean }[];
+  /**
+   * The Workspace's Google groups (Admin SDK Directory API): members are user emails or nested group emails.
+   * `directoryRefused`: the Directory API answers 403 (a non-admin account, or the scope not granted).
+   */
+  directory?: { groups: { id: string; email: string; name: string; members: string[] }[]; directoryRefused?: boolean };
+  /** A shared drive's members (`permissions.list` with the drive id as fileId). */
+  driveMembers?: Record<string, { type: 'user' | 'group'; emailAddress: string; role: string }[]>;
 }
 
 export const DOC = 'application/vnd.google-apps.document';
@@ -238,6 +245,21 @@ export function seedDrive(tick: () => string): FakeDriveData {
     ],
     files,
     changes: [],
+    // Eng@Atrium.test (on the roadmap's permissions) holds Grace and the nested group oncall@; Engineering's shared
+    // drive has Ada as a member and the Eng group.
+    directory: {
+      groups: [
+        { id: 'grp-eng', email: 'eng@atrium.test', name: 'Engineering', members: ['grace@atrium.test', 'oncall@atrium.test'] },
+        { id: 'grp-oncall', email: 'oncall@atrium.test', name: 'On call', members: ['linus@atrium.test'] },
+      ],
+    },
+    driveMembers: {
+      '0ADrvEngineering': [
+        { type: 'user', emailAddress: 'Ada@Atrium.test', role: 'organizer' },
+        { type: 'group', emailAddress: 'eng@atrium.test', role: 'reader' },
+      ],
+      '0ADrvMarketing': [{ type: 'user', emailAddress: 'Ada@Atrium.test', role: 'organizer' }],
+    },
   };
 }
 
@@ -320,6 +342,51 @@ export async function startFakeDrive(opts: { seed?: (tick: () => string) => Fake
       return { headers: { 'content-type': f.mimeType }, body: f.content ?? Buffer.alloc(0) };
     }
     return { json: project(resource(f), fieldsOf(req)) };
+  });
+
+  // permissions.list on a shared drive's id (supportsAllDrives=true): the drive's members.
+  fake.route('GET', '/drive/v3/files/:id/permissions', (req) => {
+    const id = req.params.id ?? '';
+    const members = data.driveMembers?.[id];
+    if (!members || !bool(req, 'supportsAllDrives')) return notFound(id);
+    const page = cursorPage(members, req.query.get('pageToken'), pageSize(req, 100, 100));
+    const body = { kind: 'drive#permissionList', permissions: page.items.map((m, i) => ({ kind: 'drive#permission', id: `perm-${i}`, ...m })), ...(page.next ? { nextPageToken: page.next } : {}) };
+    return { json: project(body, fieldsOf(req)) };
+  });
+
+  // Admin SDK Directory API: groups.list (`customer=my_customer`) and members.list (`includeDerivedMembership`).
+  const directoryRefused = () =>
+    googleError(403, 'forbidden', 'Not Authorized to access this resource/api', 'PERMISSION_DENIED');
+  const maxResults = (req: FakeRequest) => Math.min(200, Number(req.query.get('maxResults') ?? 200) || 200);
+  fake.route('GET', '/admin/directory/v1/groups', (req) => {
+    const dir = data.directory;
+    if (!dir || dir.directoryRefused) return directoryRefused();
+    if (!req.query.get('customer') && !req.query.get('domain')) return invalid('customer', 'Bad Request');
+    const page = cursorPage(dir.groups, req.query.get('pageToken'), maxResults(req));
+    return { json: { kind: 'admin#directory#groups', groups: page.items.map((g) => ({ kind: 'admin#directory#group', id: g.id, email: g.email, name: g.name, directMembersCount: String(g.members.length), adminCreated: true })), ...(page.next ? { nextPageToken: page.next } : {}) } };
+  });
+  fake.route('GET', '/admin/directory/v1/groups/:key/members', (req) => {
+    const dir = data.directory;
+    if (!dir || dir.directoryRefused) return directoryRefused();
+    const key = (req.params.key ?? '').toLowerCase();
+    const group = dir.groups.find((g) => g.id.toLowerCase() === key || g.email.toLowerCase() === key);
+    if (!group) return googleError(404, 'notFound', 'Resource Not Found: groupKey', 'NOT_FOUND');
+    const derived = bool(req, 'includeDerivedMembership');
+    const expand = (g: typeof group, seen: Set<string>): { email: string; type: string }[] =>
+      g.members.flatMap((m) => {
+        const nested = dir.groups.find((x) => x.email.toLowerCase() === m.toLowerCase());
+        if (!nested) return [{ email: m, type: 'USER' }];
+        if (!derived || seen.has(nested.id)) return [{ email: nested.email, type: 'GROUP' }];
+        return [{ email: nested.email, type: 'GROUP' }, ...expand(nested, new Set([...seen, nested.id]))];
+      });
+    const page = cursorPage(expand(group, new Set([group.id])), req.query.get('pageToken'), maxResults(req));
+    return {
+      json: {
+        kind: 'admin#directory#members',
+        members: page.items.map((m, i) => ({ kind: 'admin#directory#member', id: `m-${i}`, email: m.email, role: 'MEMBER', type: m.type, status: 'ACTIVE' })),
+        ...(page.next ? { nextPageToken: page.next } : {}),
+      },
+    };
   });
 
   fake.route('GET', '/drive/v3/files/:id/export', (req) => {

@@ -30,8 +30,9 @@ input ProjectMilestoneFilter { id: IDComparator createdAt: DateComparator update
 input CommentFilter { id: IDComparator createdAt: DateComparator updatedAt: DateComparator issue: NullableIssueFilter and: [CommentFilter!] or: [CommentFilter!] }
 input AttachmentFilter { id: IDComparator createdAt: DateComparator updatedAt: DateComparator and: [AttachmentFilter!] or: [AttachmentFilter!] }
 type Organization { id: ID! name: String! urlKey: String! }
-type User { id: ID! name: String! displayName: String! email: String! }
-type Team { id: ID! key: String! name: String! }
+type User { id: ID! name: String! displayName: String! email: String! active: Boolean! }
+type UserConnection { nodes: [User!]! pageInfo: PageInfo! }
+type Team { id: ID! key: String! name: String! private: Boolean! members(first: Int, after: String, includeArchived: Boolean, includeDisabled: Boolean): UserConnection! }
 type TeamConnection { nodes: [Team!]! pageInfo: PageInfo! }
 type WorkflowState { id: ID! name: String! type: String! }
 type IssueLabel { id: ID! name: String! }
@@ -61,6 +62,7 @@ type Query {
   viewer: User!
   organization: Organization!
   teams(first: Int, after: String, filter: TeamFilter, includeArchived: Boolean, orderBy: PaginationOrderBy): TeamConnection!
+  team(id: String!): Team!
   issues(first: Int, after: String, filter: IssueFilter, includeArchived: Boolean, orderBy: PaginationOrderBy): IssueConnection!
   projects(first: Int, after: String, filter: ProjectFilter, includeArchived: Boolean, orderBy: PaginationOrderBy): ProjectConnection!
   cycles(first: Int, after: String, filter: CycleFilter, includeArchived: Boolean, orderBy: PaginationOrderBy): CycleConnection!
@@ -87,6 +89,8 @@ export interface LUser {
   name: string;
   displayName: string;
   email: string;
+  /** false: deactivated in the workspace (default true). */
+  active?: boolean;
 }
 export interface LTeam {
   id: string;
@@ -171,6 +175,8 @@ export interface LinearData {
   viewer: LUser;
   users: LUser[];
   teams: LTeam[];
+  /** Per team id, the ids of its members (`Team.members`); a team not listed has none. */
+  teamMembers: Record<string, string[]>;
   issues: LIssue[];
   projects: LProject[];
   cycles: LCycle[];
@@ -313,7 +319,9 @@ export function seedLinear(opts: { issuesPerTeam?: number } = {}): LinearData {
       const c = at();
       return { id: uuid('60', i + 1), title: `PR #${100 + i}`, subtitle: 'Open · 2 approvals', url: `https://github.com/atrium/app/pull/${100 + i}`, sourceType: 'github', creator: u(i), issue, createdAt: c, updatedAt: c, archivedAt: null };
     });
-  return { organization: org, viewer: users[0] as LUser, users, teams, issues, projects, cycles, documents, milestones, comments, attachments };
+  // Engineering: Ada and Grace; Design: Alan and Katherine.
+  const teamMembers = Object.fromEntries(teams.map((t, i) => [t.id, users.slice(i * 2, i * 2 + 2).map((x) => x.id)]));
+  return { organization: org, viewer: users[0] as LUser, users, teams, teamMembers, issues, projects, cycles, documents, milestones, comments, attachments };
 }
 
 type Filter = Record<string, unknown>;
@@ -419,6 +427,16 @@ export async function startFakeLinear(data: LinearData = seedLinear()): Promise<
     projectMilestones: (a: ConnArgs) => connection(data.milestones, a),
     comments: (a: ConnArgs) => connection(data.comments, a),
     attachments: (a: ConnArgs) => connection(data.attachments, a),
+    // Team.members: the team's users, paginated like every connection (users carry no timestamps here).
+    team: ({ id }: { id: string }) => ({
+      ...one('Team', data.teams, id),
+      private: false,
+      members: (a: ConnArgs) =>
+        connection(
+          (data.teamMembers[id] ?? []).map((uid) => ({ ...one('User', data.users, uid), createdAt: iso(0), updatedAt: iso(0), archivedAt: null })).map((u) => ({ ...u, active: u.active ?? true })),
+          { ...a, filter: undefined, orderBy: 'createdAt' },
+        ),
+    }),
     issue: ({ id }: { id: string }) => one('Issue', data.issues, data.issues.find((i) => i.identifier === id)?.id ?? id),
     project: ({ id }: { id: string }) => one('Project', data.projects, id),
     cycle: ({ id }: { id: string }) => one('Cycle', data.cycles, id),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { makeDocx, makePdf } from '../documents/fixtures.ts';
+import { type GraphDirectory, serveGraphGroups } from './graph-groups.ts';
 import { type FakeReply, type FakeRequest, VendorFake } from './kit/index.ts';
 
 /**
@@ -33,6 +34,8 @@ export interface FakeDrive {
   readonly webUrl: string;
   readonly siteId: string | null;
   readonly owner: FakeUser | null;
+  /** A group-connected site's library: its owner is the site's Microsoft 365 group. */
+  readonly ownerGroup?: { id: string; displayName: string; email: string };
 }
 export interface FakeItem {
   readonly id: string;
@@ -82,6 +85,8 @@ export interface FakeGraph {
   readonly downloads: { itemId: string; authorization: boolean }[];
   /** App-only tokens issued by the client_credentials grant. */
   readonly appTokens: string[];
+  /** Entra ID users and groups (`/groups/{id}/transitiveMembers`): Marketing's site group holds Ada and the nested Campaign team (Bob). */
+  readonly directory: GraphDirectory;
   item(id: string): FakeItem;
   byName(name: string): FakeItem;
   addFile(driveId: string, name: string, bytes: Buffer, opts?: { parentId?: string; by?: FakeUser; size?: number }): FakeItem;
@@ -111,7 +116,8 @@ export async function startFakeGraph(): Promise<FakeGraph> {
   const [mkt, eng, arc] = sites as [FakeSite, FakeSite, FakeSite];
   const lib = (id: string, s: FakeSite, name: string, path: string): FakeDrive => ({ id, name, driveType: 'documentLibrary', webUrl: `${s.webUrl}/${path}`, siteId: s.id, owner: null });
   const onedrive: FakeDrive = { id: 'b!onedrive-ada', name: 'OneDrive', driveType: 'business', webUrl: 'https://contoso-my.sharepoint.com/personal/ada_contoso_com/Documents', siteId: null, owner: ada };
-  const drives = [lib('b!mkt-docs', mkt, 'Documents', 'Shared%20Documents'), lib('b!eng-docs', eng, 'Documents', 'Shared%20Documents'), lib('b!eng-specs', eng, 'Specs', 'Specs'), lib('b!arc-docs', arc, 'Documents', 'Shared%20Documents'), onedrive];
+  const mktGroup = { id: 'g-marketing', displayName: 'Marketing', email: 'marketing@contoso.com' };
+  const drives = [{ ...lib('b!mkt-docs', mkt, 'Documents', 'Shared%20Documents'), ownerGroup: mktGroup }, lib('b!eng-docs', eng, 'Documents', 'Shared%20Documents'), lib('b!eng-specs', eng, 'Specs', 'Specs'), lib('b!arc-docs', arc, 'Documents', 'Shared%20Documents'), onedrive];
   const items: FakeItem[] = [];
   const downloads: { itemId: string; authorization: boolean }[] = [];
   const appTokens: string[] = [];
@@ -194,7 +200,23 @@ export async function startFakeGraph(): Promise<FakeGraph> {
   const isApp = (req: FakeRequest) => req.token !== null && appTokens.includes(req.token);
   const identity = (u: FakeUser) => ({ user: { id: u.id, displayName: u.displayName, email: u.email } });
   const siteJson = (s: FakeSite) => ({ id: s.id, name: s.name, displayName: s.displayName, webUrl: s.webUrl, siteCollection: { hostname: 'contoso.sharepoint.com' }, createdDateTime: '2025-01-01T00:00:00Z' });
-  const driveJson = (d: FakeDrive) => ({ id: d.id, name: d.name, driveType: d.driveType, webUrl: d.webUrl, ...(d.owner ? { owner: identity(d.owner) } : {}) });
+  const driveJson = (d: FakeDrive) => ({
+    id: d.id,
+    name: d.name,
+    driveType: d.driveType,
+    webUrl: d.webUrl,
+    ...(d.owner ? { owner: identity(d.owner) } : d.ownerGroup ? { owner: { group: d.ownerGroup } } : {}),
+  });
+  const directory: GraphDirectory = {
+    users: [
+      { id: ada.id, displayName: ada.displayName, mail: ada.email, userPrincipalName: 'ada@contoso.com' },
+      { id: bob.id, displayName: bob.displayName, mail: null, userPrincipalName: 'bob@contoso.com' },
+      { id: 'u-cy', displayName: 'Cy Young', mail: 'cy@contoso.com', userPrincipalName: 'cy@contoso.com' },
+    ],
+    groups: { 'g-marketing': [ada.id, 'g-campaign'], 'g-campaign': [bob.id] },
+    refused: false,
+  };
+  serveGraphGroups(fake, directory);
   const itemJson = (i: FakeItem) => {
     const d = driveOf(i.driveId);
     const parentReference = { driveType: d.driveType, driveId: d.id, ...(i.parentId ? { id: i.parentId } : {}) };
@@ -320,6 +342,7 @@ export async function startFakeGraph(): Promise<FakeGraph> {
     },
     downloads,
     appTokens,
+    directory,
     item: find,
     byName(name) {
       const i = items.find((x) => x.name === name && !x.deleted);

@@ -1,3 +1,4 @@
+import { type GraphDirectory, serveGraphGroups } from './graph-groups.ts';
 import { type FakeReply, type FakeRequest, oauthTokenEndpoint, VendorFake } from './kit/index.ts';
 
 /**
@@ -35,6 +36,8 @@ export interface FakeChannel {
   displayName: string;
   readonly membershipType: 'standard' | 'private' | 'shared';
   messages: FakeMessage[];
+  /** A private or shared channel's roster (`/channels/{id}/members`): user ids. */
+  members?: string[];
 }
 export interface FakeTeam {
   readonly id: string;
@@ -52,6 +55,10 @@ export class FakeGraph extends VendorFake {
   readonly me: FakeUser;
   readonly users: FakeUser[];
   readonly teams: FakeTeam[] = [];
+  /** Entra ID: each team is a Microsoft 365 group of the same id (`/groups/{id}/transitiveMembers`). */
+  readonly directory: GraphDirectory = { users: [], groups: {}, refused: false };
+  /** `/channels/{id}/members` answers 403 (ChannelMember.Read.All not granted). */
+  channelMembersRefused = false;
   seq = 0;
   /** Bumped by `expireDeltaTokens`: older tokens answer 410. */
   private generation = 0;
@@ -74,7 +81,9 @@ export class FakeGraph extends VendorFake {
       { id: '1fb8890f-423e-4154-8fbf-db6809bc8756', displayName: 'Omar Haddad', mail: 'omar.haddad@contoso.com' },
     ];
     this.me = this.users[0] as FakeUser;
+    this.directory.users = this.users.map((u) => ({ id: u.id, displayName: u.displayName, mail: u.mail, userPrincipalName: u.mail.toLowerCase() }));
     this.graphRoutes();
+    serveGraphGroups(this, this.directory);
   }
 
   /** The next instant (after every earlier one, and not before the wall clock once seeding is over). */
@@ -154,6 +163,22 @@ export class FakeGraph extends VendorFake {
             membershipType: c.membershipType,
             tenantId: TENANT,
           })),
+        },
+      };
+    });
+    // channel-list-members: conversationMember objects (aadUserConversationMember) with userId and email.
+    this.route('GET', '/v1.0/teams/:team/channels/:channel/members', (req) => {
+      const c = this.channel(decodeURIComponent(req.params.channel ?? ''));
+      if (!c) return graphError(404, 'NotFound', `Channel ${req.params.channel} not found`);
+      if (this.channelMembersRefused) return graphError(403, 'Forbidden', 'Missing scope permissions on the request. API requires one of ChannelMember.Read.All, ChannelMember.ReadWrite.All.');
+      const ids = c.members ?? [];
+      return {
+        json: {
+          '@odata.context': `${this.url}/v1.0/$metadata#teams('${req.params.team}')/channels('${c.id}')/members`,
+          '@odata.count': ids.length,
+          value: this.users
+            .filter((u) => ids.includes(u.id))
+            .map((u) => ({ '@odata.type': '#microsoft.graph.aadUserConversationMember', id: `member-${u.id}`, roles: [], displayName: u.displayName, userId: u.id, email: u.mail, tenantId: TENANT })),
         },
       };
     });
@@ -359,6 +384,11 @@ export async function startFakeGraph(opts: { pageSize?: number; expandLimit?: nu
   );
   partners.messages.push(g.message(jane, '<p>Fabrikam asked for the API quota increase; answer by end of week.</p>'));
 
+  // Engineering: Robin and Jane (Omar only through the private Incidents channel); Marketing: all three.
+  incidents.members = [robin.id, omar.id];
+  partners.members = [jane.id];
+  g.directory.groups['fbe2bf47-16c8-47cf-b4a5-4b9b187c508b'] = [robin.id, jane.id];
+  g.directory.groups['02bd9fd6-8f93-4758-87c3-1fb73740a315'] = [robin.id, jane.id, omar.id];
   g.teams.push(
     { id: 'fbe2bf47-16c8-47cf-b4a5-4b9b187c508b', displayName: 'Contoso Engineering', joined: true, channels: [engGeneral, incidents, partners] },
     { id: '02bd9fd6-8f93-4758-87c3-1fb73740a315', displayName: 'Contoso Marketing', joined: true, channels: [mktGeneral, partners] },

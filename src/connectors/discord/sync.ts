@@ -14,6 +14,7 @@ import {
   THREAD_ONLY_CHANNELS,
   ChannelType,
 } from './map.ts';
+import { readChannelViewers } from './members.ts';
 import type { DiscordCredentials, DiscordSettings } from './schemas.ts';
 
 /** The most GET /channels/{id}/messages, /users/@me/guilds and the archived-threads listing return at once. */
@@ -101,6 +102,7 @@ async function channelsPage(ctx: DiscordCtx, p: DiscordPage): Promise<Result> {
   const names = { ...p.names };
   const targets = [...p.targets];
   const parents: z.infer<typeof parent>[] = [];
+  const privates: { id: string; overwrites: NonNullable<DiscordChannel['permission_overwrites']> }[] = [];
   for (const c of all) {
     const name = c.name ?? c.id;
     names[c.id] = name;
@@ -109,14 +111,17 @@ async function channelsPage(ctx: DiscordCtx, p: DiscordPage): Promise<Result> {
     const priv = isPrivateChannel(c, guildId);
     if (priv && !ctx.settings.sync_private) continue;
     parents.push({ id: c.id, name, private: priv });
+    if (priv) privates.push({ id: c.id, overwrites: c.permission_overwrites ?? [] });
     if (MESSAGE_CHANNELS.has(c.type)) targets.push({ id: c.id, guild_id: guildId, channel: name, acl_channel: c.id, private: priv, last_message_id: c.last_message_id ?? null });
   }
   const here = { ...p, names, targets };
-  if (!ctx.settings.include_threads || parents.length === 0) return { documents: [], next: afterGuild(here), cursor: cursorOf(here) };
+  // Who reads each private channel (and its threads), re-read on every sync.
+  const members = await readChannelViewers(ctx, guildId, privates);
+  if (!ctx.settings.include_threads || parents.length === 0) return { documents: [], ...members, next: afterGuild(here), cursor: cursorOf(here) };
   // Active threads are listed for the whole guild (resources/guild#list-active-guild-threads); archived ones per channel.
   const active = threadList.parse(await discordGet(ctx, `/guilds/${guildId}/threads/active`));
   const withThreads = { ...here, targets: addThreads(here.targets, active.threads, parents, guildId) };
-  return { documents: [], next: { ...withThreads, phase: 'archived', parents, parentIndex: 0, archivedBefore: null }, cursor: cursorOf(withThreads) };
+  return { documents: [], ...members, next: { ...withThreads, phase: 'archived', parents, parentIndex: 0, archivedBefore: null }, cursor: cursorOf(withThreads) };
 }
 
 /** Public and announcement threads of the listed parents (private threads are not read), each once. */

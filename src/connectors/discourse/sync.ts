@@ -14,6 +14,7 @@ import {
   topicList,
   topicToDocument,
 } from './map.ts';
+import { readCategoryReaders } from './members.ts';
 import type { DiscourseCredentials, DiscourseSettings } from './schemas.ts';
 
 /** Topics read per sync page (each is `/t/{id}.json` plus one call per 20 further posts). */
@@ -88,7 +89,9 @@ async function categoriesPage(ctx: DiscourseCtx, p: DiscourseSyncPage): Promise<
     deleted = (await ctx.stored('category:')).map((s) => s.external_id).filter((id) => !listed.has(id));
   }
   const next: DiscourseSyncPage = { ...p, phase: 'posts', cats: cats.map((x) => x.ref), queue: cats.map((x) => x.ref.id) };
-  return { documents, deleted, next, cursor: cursorOf(p) };
+  // Who reads each read-restricted category, re-read on every sync.
+  const members = await readCategoryReaders(ctx, cats.filter((x) => x.ref.restricted).map((x) => x.ref.id));
+  return { documents, deleted, ...members, next, cursor: cursorOf(p) };
 }
 
 /** `/posts.json`: the newest posts, by id descending (`before` pages back). Gives the cursor's post id; incremental: topics with new posts. */

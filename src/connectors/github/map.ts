@@ -42,7 +42,7 @@ export interface GhDiscussion {
   readonly category?: { name: string } | null;
 }
 
-/** A private repository's documents are read by its collaborators (group `github:<owner/repo>`, not mirrored yet); a public one's by everyone. */
+/** A private repository's documents are read by its collaborators (group `github:<owner/repo>`, members.ts mirrors them); a public one's by everyone. */
 export const repoGroup = (repo: string) => `github:${repo}`;
 const acl = (repo: string, isPrivate: boolean): SourceAcl => (isPrivate ? { groups: [repoGroup(repo)] } : { public: true });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Page, SourceContext, SourceDocument, SyncCapability, SyncMode } from '../kit/index.ts';
 import { call, githubClient } from './client.ts';
+import { readCollaborators } from './members.ts';
 import { diffWithStored, fetchFiles, HISTORY_BATCH, type TreeEntry, wantedFiles } from './files.ts';
 import {
   discussionToDocument,
@@ -112,7 +113,9 @@ async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, Gi
     const listed = new Set(all.map((x) => x.full_name));
     const trees = Object.fromEntries(Object.entries(page.trees).filter(([name]) => listed.has(name)));
     const next: GitHubPage = { ...advanceRepo({ ...page, repos: all, trees }, 'issues'), repoIndex: 0 };
-    return { documents, next: all.length > 0 ? next : null, cursor: cursorOf(next) };
+    // Who reads each private repository, re-read on every sync (the `github:<owner/repo>` ACL group's members).
+    const members = await readCollaborators(gh, all.filter((x) => x.private).map((x) => x.full_name));
+    return { documents, ...members, next: all.length > 0 ? next : null, cursor: cursorOf(next) };
   }
   const repo = page.repos[page.repoIndex];
   if (!repo) return { documents: [], next: null, cursor: cursorOf(page) };

@@ -27,7 +27,8 @@ export const googleDriveKind: KindDefinition<DriveCredentials, DriveSettings, Dr
   oauth: {
     authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
     tokenUrl: 'https://oauth2.googleapis.com/token',
-    scopes: ['https://www.googleapis.com/auth/drive.readonly'],
+    // Directory groups (members.ts): only a Workspace admin's grant makes it answer; for anyone else the sync says so.
+    scopes: ['https://www.googleapis.com/auth/drive.readonly', 'https://www.googleapis.com/auth/admin.directory.group.readonly'],
     // offline + consent: Google returns a refresh token (access tokens last an hour), also when the user had consented before.
     extraAuthorizeParams: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
   },

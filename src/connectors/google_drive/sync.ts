@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Page, parseFile, type SourceContext, SourceSettingsError, type SourceDocument, type SyncCapability, type SyncMode, VendorHttpError } from '../kit/index.ts';
 import { DriveFileError, driveBytes, driveJson } from './client.ts';
 import { contentPlan, externalId, FOLDER_MIME, fileToDocument } from './map.ts';
+import { readDriveMembers } from './members.ts';
 import {
   aboutUser,
   changeList,
@@ -152,8 +153,10 @@ async function setup(ctx: Ctx, p: DrivePage): Promise<Page<DrivePage, DriveCurso
   const about = await driveJson(ctx, '/drive/v3/about', { fields: 'user(emailAddress,displayName,permissionId)' }, aboutUser);
   const account = about.user.emailAddress?.toLowerCase() ?? null;
   const roots = ctx.settings.folder_ids ?? null;
+  // Who is in the groups and shared drives the files' ACLs name, re-read on every sync.
+  const members = await readDriveMembers(ctx, ctx.settings.include_shared_drives || ctx.settings.drive_ids ? await sharedDrives(ctx) : []);
   if (p.mode === 'incremental' && p.pageToken) {
-    return { documents: [], next: { ...p, phase: 'changes', account }, cursor: { page_token: p.pageToken, folder_roots: roots, folders: p.folders } };
+    return { documents: [], ...members, next: { ...p, phase: 'changes', account }, cursor: { page_token: p.pageToken, folder_roots: roots, folders: p.folders } };
   }
   // The token is taken before listing: changes made while the listing runs are read by the next incremental sync.
   const start = await driveJson(ctx, '/drive/v3/changes/startPageToken', { supportsAllDrives: true }, startPageToken);
@@ -164,7 +167,7 @@ async function setup(ctx: Ctx, p: DrivePage): Promise<Page<DrivePage, DriveCurso
     if (ctx.settings.include_shared_drives) units.push(...(await sharedDrives(ctx)).map((driveId): Unit => ({ kind: 'drive', driveId })));
   }
   const next: DrivePage = { ...p, phase: 'list', account, startToken: start.startPageToken, units, folders: roots ? [...roots] : null, pageToken: null };
-  return { documents: [], next: units.length > 0 ? next : null, cursor: cursorOf(ctx.settings, next, start.startPageToken) };
+  return { documents: [], ...members, next: units.length > 0 ? next : null, cursor: cursorOf(ctx.settings, next, start.startPageToken) };
 }
 
 async function list(ctx: Ctx, p: DrivePage): Promise<Page<DrivePage, DriveCursor>> {

@@ -114,6 +114,11 @@ export interface Page<P, Cur> {
   readonly documents: readonly SourceDocument[];
   /** Vendor accounts and group memberships read on this page (identity directory). */
   readonly identities?: SourceIdentities;
+  /**
+   * What the sync could not do but is no reason to fail it (memberships the credential may not read, e.g. a
+   * Directory API 403): the completed sync's `status_reason` names them, so an admin sees why a group reaches nobody.
+   */
+  readonly notices?: readonly string[];
   /** AI-provider usage and cost buckets read on this page (`llm_providers` kinds; stored in `ai_usage`). */
   readonly usage?: readonly UsageRecord[];
   /** External ids the vendor reports as deleted (incremental). */

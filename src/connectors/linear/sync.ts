@@ -18,6 +18,7 @@ import {
   milestoneToDocument,
   projectToDocument,
 } from './map.ts';
+import { readTeamMembers } from './members.ts';
 import type { LinearCredentials, LinearSettings } from './schemas.ts';
 
 type Ctx = SourceContext<LinearCredentials, LinearSettings>;
@@ -118,7 +119,7 @@ interface TeamsAnswer {
 }
 
 /** Resolves the `teams` setting (keys or ids) against the teams the key can read; null = every team. */
-async function resolveTeams(ctx: Ctx): Promise<{ teamIds: string[] | null; workspaceUrl: string }> {
+async function resolveTeams(ctx: Ctx): Promise<{ teamIds: string[] | null; workspaceUrl: string; inScope: string[] }> {
   const all: TeamsAnswer['teams']['nodes'] = [];
   let after: string | null = null;
   let urlKey = '';
@@ -130,10 +131,11 @@ async function resolveTeams(ctx: Ctx): Promise<{ teamIds: string[] | null; works
   } while (after);
   const workspaceUrl = `https://linear.app/${urlKey}`;
   const wanted = ctx.settings.teams;
-  if (!wanted) return { teamIds: null, workspaceUrl };
+  if (!wanted) return { teamIds: null, workspaceUrl, inScope: all.map((t) => t.id) };
   const missing = wanted.filter((w) => !all.some((t) => t.key === w || t.id === w));
   if (missing.length > 0) throw new Error(`Linear has no team ${missing.join(', ')} readable with this key (known: ${all.map((t) => t.key).join(', ')})`);
-  return { teamIds: all.filter((t) => wanted.includes(t.key) || wanted.includes(t.id)).map((t) => t.id), workspaceUrl };
+  const teamIds = all.filter((t) => wanted.includes(t.key) || wanted.includes(t.id)).map((t) => t.id);
+  return { teamIds, workspaceUrl, inScope: teamIds };
 }
 
 export function connectionQuery(e: Entity): string {
@@ -147,8 +149,10 @@ export function connectionQuery(e: Entity): string {
 
 async function readPage(ctx: Ctx, p: LinearPage): Promise<Page<LinearPage, LinearCursor>> {
   if (p.phase === 'setup') {
-    const { teamIds, workspaceUrl } = await resolveTeams(ctx);
-    return { documents: [], next: nextEntity({ ...p, teamIds, workspaceUrl }, ctx.settings, 'setup'), cursor: cursorOf(p) };
+    const { teamIds, workspaceUrl, inScope } = await resolveTeams(ctx);
+    // The `linear:team:<id>` ACL groups' members, re-read on every sync.
+    const identities = await readTeamMembers(ctx, inScope);
+    return { documents: [], identities, next: nextEntity({ ...p, teamIds, workspaceUrl }, ctx.settings, 'setup'), cursor: cursorOf(p) };
   }
   const entity: Entity = ENTITIES[p.phase];
   const since = p.since[p.phase];

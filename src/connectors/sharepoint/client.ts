@@ -66,11 +66,14 @@ export async function authorization(ctx: Ctx, nowMs = Date.now()): Promise<strin
   throw new VendorAuthError('no Microsoft Graph credentials: connect with OAuth, or supply tenant_id, client_id and client_secret');
 }
 
-/** One Graph GET (a path on the base, or a Graph link), its JSON checked against `schema`. */
-export async function graphGet<T extends z.ZodType>(ctx: Ctx, pathOrLink: string, schema: T, query?: Record<string, string | number>): Promise<z.infer<T>> {
+/**
+ * One Graph GET (a path on the base, or a Graph link), its JSON checked against `schema`. `forbiddenIsAuth: false`:
+ * a 403 is a VendorHttpError (a permission this one call lacks), not rejected credentials.
+ */
+export async function graphGet<T extends z.ZodType>(ctx: Ctx, pathOrLink: string, schema: T, query?: Record<string, string | number>, opts: { forbiddenIsAuth?: boolean } = {}): Promise<z.infer<T>> {
   const base = graphBase(ctx);
   const url = /^https?:\/\//.test(pathOrLink) ? onBase(base, pathOrLink) : joinUrl(base, pathOrLink);
-  const body = await vendorJson<unknown>(ctx, url, { vendor: VENDOR, authHint: AUTH_HINT, query, headers: { authorization: await authorization(ctx) } });
+  const body = await vendorJson<unknown>(ctx, url, { vendor: VENDOR, authHint: AUTH_HINT, query, headers: { authorization: await authorization(ctx) }, ...opts });
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new Error(`${VENDOR} answered an unexpected shape for ${new URL(url).pathname}: ${parsed.error.issues[0]?.message ?? ''}`);
   return parsed.data;

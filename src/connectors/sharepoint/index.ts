@@ -6,8 +6,11 @@ import { configuredSites, resolveSite, type SharepointCursor, type SharepointPag
 
 const me = z.object({ id: z.string(), userPrincipalName: z.string().nullish(), mail: z.string().nullish() });
 
-/** Delegated Microsoft Graph scopes: read every site and file the user can, refresh tokens, and /me for the account. */
-export const SHAREPOINT_SCOPES = ['offline_access', 'User.Read', 'Sites.Read.All', 'Files.Read.All'];
+/**
+ * Delegated Microsoft Graph scopes: read every site and file the user can, refresh tokens, /me for the account, and
+ * the members of group-connected sites' Microsoft 365 groups (GroupMember.Read.All, admin consent; members.ts).
+ */
+export const SHAREPOINT_SCOPES = ['offline_access', 'User.Read', 'Sites.Read.All', 'Files.Read.All', 'GroupMember.Read.All'];
 
 /** SharePoint / OneDrive (files): document libraries of SharePoint sites and the user's OneDrive, through Microsoft Graph delta. */
 export const sharepointKind: KindDefinition<SharepointCredentials, SharepointSettings, SharepointCursor, SharepointPage> = {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Page, parseFile, type SourceContext, type SourceDocument, type SyncCapability, type SyncMode, SourceSettingsError, VendorHttpError } from '../kit/index.ts';
 import { deltaRequest, downloadItem, graphBase, graphGet, onBase } from './client.ts';
 import { type DriveRef, extensionOf, itemExternalId, itemPath, itemToDocument, userRef } from './map.ts';
+import { readSiteMembers } from './members.ts';
 import { appOnly, collection, type DriveItem, driveItem, graphDrive, type GraphDrive, graphSite, type GraphSite, type SharepointCredentials, type SharepointSettings } from './schemas.ts';
 
 type Ctx = SourceContext<SharepointCredentials, SharepointSettings>;
@@ -124,8 +125,10 @@ async function readDrives(ctx: Ctx, p: SharepointPage): Promise<Page<SharepointP
   const site = p.sites[p.site_index];
   if (site) {
     let link: string | null = `/sites/${siteSegment(site.id)}/drives`;
+    const listed: GraphDrive[] = [];
     while (link) {
       const r: { value: GraphDrive[]; '@odata.nextLink'?: string } = await graphGet(ctx, link, collection(graphDrive));
+      listed.push(...r.value);
       for (const d of r.value) {
         if (known.has(d.id)) continue;
         known.add(d.id);
@@ -133,7 +136,9 @@ async function readDrives(ctx: Ctx, p: SharepointPage): Promise<Page<SharepointP
       }
       link = r['@odata.nextLink'] ?? null;
     }
-    return empty(p, { ...p, drives: [...p.drives, ...add], site_index: p.site_index + 1 });
+    // The site's members (its Microsoft 365 group), re-read on every sync.
+    const members = await readSiteMembers(ctx, site.id, listed);
+    return { ...empty(p, { ...p, drives: [...p.drives, ...add], site_index: p.site_index + 1 }), ...members };
   }
   // App-only tokens have no /me: the OneDrive is a delegated (OAuth) feature.
   if (ctx.settings.include_onedrive && !appOnly(ctx.credentials)) {

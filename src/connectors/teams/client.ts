@@ -34,7 +34,7 @@ export const seg = (id: string) => encodeURIComponent(id);
  * GET a Graph path (relative to the API base) or a `@odata.nextLink` / `@odata.deltaLink` Graph handed out.
  * Links are followed only on the API base's origin: the bearer token never goes to a host a response named.
  */
-export async function graphGet<T>(ctx: Ctx, pathOrLink: string): Promise<T> {
+export async function graphGet<T>(ctx: Ctx, pathOrLink: string, opts: { forbiddenIsAuth?: boolean } = {}): Promise<T> {
   const token = ctx.credentials.access_token;
   if (!token) throw new VendorAuthError('no Microsoft Graph token: connect the connector with OAuth');
   const base = ctx.apiBaseUrl ?? graphApiBase(ctx.settings);
@@ -43,7 +43,7 @@ export async function graphGet<T>(ctx: Ctx, pathOrLink: string): Promise<T> {
     if (new URL(pathOrLink).origin !== new URL(base).origin) throw new VendorHttpError(`Microsoft Graph handed out a link to another host (${new URL(pathOrLink).origin}): not followed`, 502);
     url = pathOrLink;
   } else url = joinUrl(base, pathOrLink);
-  return vendorJson<T>(ctx, url, { vendor: 'Microsoft Graph', authHint: AUTH_HINT, headers: bearer(token) });
+  return vendorJson<T>(ctx, url, { vendor: 'Microsoft Graph', authHint: AUTH_HINT, headers: bearer(token), ...opts });
 }
 
 /** Every page of a (small) Graph collection: teams, channels. */

@@ -29,6 +29,7 @@ export const teamsKind: KindDefinition<TeamsCredentials, TeamsSettings, TeamsCur
     // Microsoft identity platform v2 (work or school accounts of any tenant); offline_access yields a refresh token.
     authorizeUrl: 'https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize',
     tokenUrl: 'https://login.microsoftonline.com/organizations/oauth2/v2.0/token',
-    scopes: ['Team.ReadBasic.All', 'Channel.ReadBasic.All', 'ChannelMessage.Read.All', 'offline_access', 'User.Read'],
+    // GroupMember.Read.All and ChannelMember.Read.All: who reads each channel (members.ts); both need an admin's consent.
+    scopes: ['Team.ReadBasic.All', 'Channel.ReadBasic.All', 'ChannelMessage.Read.All', 'GroupMember.Read.All', 'ChannelMember.Read.All', 'offline_access', 'User.Read'],
   },
 };

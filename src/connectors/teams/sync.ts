@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Page, type SourceContext, type SourceDocument, SourceSettingsError, type SyncCapability, type SyncMode } from '../kit/index.ts';
 import { type GraphPage, graphAll, graphGet, graphQuery, isExpiredDelta, isNotFound, seg } from './client.ts';
 import { type ChannelRef, channelPrefixes, type GraphMessage, isContentMessage, messageId, messageToDocument, replyId, repliesPrefix } from './map.ts';
+import { readChannelReaders } from './members.ts';
 import type { TeamsCredentials, TeamsSettings } from './schemas.ts';
 
 type Ctx = SourceContext<TeamsCredentials, TeamsSettings>;
@@ -172,7 +173,9 @@ async function readPage(ctx: Ctx, p: TeamsPage): Promise<Page<TeamsPage, TeamsCu
     const deleted: string[] = [];
     for (const id of gone) deleted.push(...(await storedIds(ctx, channelPrefixes(id))));
     const next = enter({ ...p, channels }, ctx, 0);
-    return { documents: [], deleted, next, cursor: cursorOf({ ...p, channels }) };
+    // The teams' and private channels' members, re-read on every sync.
+    const members = await readChannelReaders(ctx, channels);
+    return { documents: [], deleted, ...members, next, cursor: cursorOf({ ...p, channels }) };
   }
   const c = p.channels[p.index];
   if (!c) return { documents: [], next: null, cursor: cursorOf(p) };

@@ -16,6 +16,7 @@ import { requestSync } from '../../sync/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
+import { readerView } from '../view.ts';
 
 export const connectorListItem = z.object({
   connector_id: z.string(),
@@ -88,7 +89,8 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
       config: { permission: 'connector:read' },
       schema: { summary: "List the tenant's connectors", tags: ['connectors'], response: { 200: z.object({ connectors: z.array(connectorListItem) }) } },
     },
-    async (request) => ({ connectors: await listConnectors(deps.db, principalOf(request).tenantId) }),
+    // Counts hold only what the caller may read (their view; an admin's ?bypass_acl=true counts all, audited).
+    async (request) => ({ connectors: await listConnectors(deps.db, principalOf(request).tenantId, (await readerView(deps, request)).viewer) }),
   );
 
   app.get(
@@ -133,7 +135,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
       config: { permission: 'connector:read' },
       schema: { summary: 'A connector with its settings, schedule and sync history (never credentials)', tags: ['connectors'], params: idParams, response: { 200: connectorDetails } },
     },
-    async (request) => describeConnector(deps, principalOf(request).tenantId, request.params.id),
+    async (request) => describeConnector(deps, principalOf(request).tenantId, request.params.id, (await readerView(deps, request)).viewer),
   );
 
   app.delete(

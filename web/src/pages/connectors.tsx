@@ -53,7 +53,7 @@ export function ConnectorsPage() {
                   <th scope="col">Name</th>
                   <th scope="col">Type</th>
                   <th scope="col">Status</th>
-                  <th scope="col">Documents</th>
+                  <th scope="col" title="the documents you may read">Documents</th>
                   <th scope="col">Last sync</th>
                   {writable && <th scope="col">Actions</th>}
                 </tr>
@@ -86,7 +86,7 @@ export function ConnectorsPage() {
                         <ConfirmButton
                           label="Delete"
                           title={`Delete “${c.display_name}”?`}
-                          body={<p>Its {c.document_count} documents are removed from the index and its sync jobs stop. This cannot be undone.</p>}
+                          body={<p>All its documents ({c.document_count} of them visible to you) are removed from the index and its sync jobs stop. This cannot be undone.</p>}
                           confirmLabel="Delete connector"
                           onConfirm={() => void act.run(() => deleteConnector(c.connector_id))}
                         />
