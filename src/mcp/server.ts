@@ -76,6 +76,9 @@ export function createMcpServer(
     return { resources: resources.map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })) };
   });
 
+  // No templated resources; answered (empty) because the resources capability covers the method.
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+
   server.setRequestHandler('resources/read', async (request) => {
     await admitted();
     const r = await readResource(ctx, caller, request.params.uri, { transport });
