@@ -3,7 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { addConnector, listen, openSocket } from './support.ts';
-import { WebSocketTransport } from '../../src/mcp/index.ts';
+import readline from 'node:readline';
+import { PassThrough } from 'node:stream';
+import { authenticateKey } from '../../src/access/index.ts';
+import { createServiceMcpContext, serveStdio, WebSocketTransport } from '../../src/mcp/index.ts';
 
 const MODERN = '2026-07-28';
 const ACCEPT = 'application/json, text/event-stream';
@@ -91,6 +94,31 @@ describe('MCP protocol revisions 2026-07-28 and 2025-11-25 (official SDK v2 clie
     }
     const rows = await audit(k.id);
     assert.deepEqual(rows.map((r) => `${r.action} ${r.transport}`).sort(), ['mcp.listed websocket', 'mcp.resources_read websocket']);
+  });
+
+  it('stdio serves 2026-07-28: server/discover, then requests with their envelope, no initialize', async () => {
+    const k = await t.keyWith(['connector:read']);
+    const caller = await authenticateKey(t.db, k.authorization.slice('Bearer '.length));
+    assert.ok(caller);
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const done = serveStdio(createServiceMcpContext(t.deps), caller, { stdin, stdout });
+    const replies = readline.createInterface({ input: stdout })[Symbol.asyncIterator]();
+    const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const ask = async (id: number, method: string, params: Record<string, unknown> = {}) => {
+      stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } })}\n`);
+      return JSON.parse(String((await replies.next()).value));
+    };
+    const discover = await ask(1, 'server/discover');
+    assert.ok(discover.result.supportedVersions.includes(MODERN), JSON.stringify(discover));
+    const list = await ask(2, 'tools/list');
+    assert.deepEqual(list.result.tools.map((x: { name: string }) => x.name), ['list_connectors']);
+    const call = await ask(3, 'tools/call', { name: 'list_connectors', arguments: {} });
+    assert.match(call.result.content[0].text, /github-rev001/);
+    const init = await ask(4, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    assert.ok(init.error, 'a connection pinned to 2026-07-28 refuses the 2025 handshake');
+    stdin.end();
+    await done;
   });
 
   it('audits the REST wrappers the same way: list calls and resource reads', async () => {
