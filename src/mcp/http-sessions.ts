@@ -81,7 +81,11 @@ export class McpHttpSessions {
     const onerror = (err: Error) => ctx.log.debug({ err }, 'MCP request refused or failed');
     this.#modern = createMcpHandler(factory, { legacy: 'reject', onerror });
     this.#legacy = legacyStatelessFallback(factory, onerror);
-    this.#node = toNodeHandler({ fetch: (request, o) => this.#route(request, o?.authInfo as CallerAuth, o?.parsedBody) }, { onerror });
+    // A failure here is the service's (the session store, a bug), not the client's: logged as an error, answered 500.
+    this.#node = toNodeHandler(
+      { fetch: (request, o) => this.#route(request, o?.authInfo as CallerAuth, o?.parsedBody) },
+      { onerror: (err) => ctx.log.error({ err }, 'MCP request failed') },
+    );
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Principal): Promise<void> {
