@@ -51,7 +51,12 @@ export function memorySessionStore(): McpSessionStore & { readonly size: number 
   };
 }
 
-/** Sessions in `mcp_sessions` (migration 080): one row per session, one statement per request. */
+/** How stale a session's last use may get before a request renews it: a minute, less for short idle windows. */
+function renewAfterMs(idleMs: number): number {
+  return Math.min(60_000, Math.floor(idleMs / 5));
+}
+
+/** Sessions in `mcp_sessions` (migration 080): one row per session, read by every request, renewed at most once a minute. */
 export function databaseSessionStore(db: Queryable): McpSessionStore {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
@@ -69,13 +74,18 @@ export function databaseSessionStore(db: Queryable): McpSessionStore {
       );
     },
     async touch(id, ownerKey, now, idleMs) {
-      const r = await db.query('UPDATE mcp_sessions SET last_seen_at = $4 WHERE id = $1 AND owner_key = $2 AND last_seen_at >= $3', [
+      const r = await db.query<{ last_seen_at: Date | string }>('SELECT last_seen_at FROM mcp_sessions WHERE id = $1 AND owner_key = $2 AND last_seen_at >= $3', [
         id,
         ownerKey,
         iso(now - idleMs),
-        iso(now),
       ]);
-      return r.affectedRows > 0;
+      const row = r.rows[0];
+      if (!row) return false;
+      // A read per request; the write that renews the idle window only when it is worth it (not on every call).
+      if (now - new Date(row.last_seen_at).getTime() >= renewAfterMs(idleMs)) {
+        await db.query('UPDATE mcp_sessions SET last_seen_at = $3 WHERE id = $1 AND owner_key = $2', [id, ownerKey, iso(now)]);
+      }
+      return true;
     },
     async delete(id, ownerKey) {
       const r = await db.query('DELETE FROM mcp_sessions WHERE id = $1 AND owner_key = $2', [id, ownerKey]);
