@@ -80,7 +80,24 @@ const rest = (tool: string, parameters: object) => async () => {
   const r = await fetch(`${base}/v1/expose/mcp/invoke`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ tool, parameters }) });
   await r.json();
 };
+// Raw requests (no SDK client): the server's own per-request cost on each Streamable HTTP revision.
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const init = await fetch(`${base}/v1/expose/mcp`, {
+  method: 'POST',
+  headers: mcpHeaders,
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+});
+const rawSession = { ...mcpHeaders, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
+await init.text();
+const raw = (headers: Record<string, string>, params: Record<string, unknown>) => async () => {
+  const r = await fetch(`${base}/v1/expose/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params }) });
+  await r.text();
+};
+const rawModern = { ...mcpHeaders, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_connectors' };
 const rows: [string, string, Call][] = [
+  ['raw fetch, 2025-11-25 session', 'list_connectors', raw(rawSession, list)],
+  ['raw fetch, 2026-07-28 stateless', 'list_connectors', raw(rawModern, { ...list, _meta: MODERN_META })],
   ['Streamable HTTP 2025-11-25 session (1.x client)', 'list_connectors', () => http.callTool(list)],
   ['Streamable HTTP 2026-07-28 stateless (v2 client)', 'list_connectors', () => modern.callTool(list)],
   ['WebSocket (SDK client)', 'list_connectors', () => wsc.callTool(list)],
@@ -114,7 +131,7 @@ await writeBenchSection(
     'every call also writes its `mcp.tool_invoked` audit row. Each call takes one round trip through the whole',
     'stack (auth, rate limit, validation, tool, audit), so the numbers are per-call overhead plus the tool itself.',
     'Both Streamable HTTP revisions build a fresh SDK server per request (no per-process state); a 2025 session request',
-    'also checks and renews its `mcp_sessions` row.',
+    'also checks and renews its `mcp_sessions` row. The raw fetch rows (no SDK client) show the server\'s share.',
     '',
     ...lines,
   ].join('\n'),
