@@ -1,8 +1,9 @@
-// `npm run bench -- mcp`: MCP tool-call latency per surface (SDK client over Streamable HTTP, the WebSocket
+// `npm run bench -- mcp`: MCP tool-call latency per surface (SDK clients over Streamable HTTP, both revisions, the WebSocket
 // transport, REST invoke, the self-hosted server forwarding to the service) on an embedded in-memory store
 // with MCP_BENCH_DOCS small documents (default 2000). Sequential calls: latency, not saturation.
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import WebSocket from 'ws';
@@ -63,6 +64,8 @@ async function measure(call: Call): Promise<{ p50: number; p95: number; perSecon
 
 const http = new Client({ name: 'bench', version: '1' });
 await http.connect(new StreamableHTTPClientTransport(new URL('/v1/expose/mcp', base), { requestInit: { headers: auth } }));
+const modern = new V2Client({ name: 'bench-2026', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+await modern.connect(new V2Transport(new URL('/v1/expose/mcp', base), { requestInit: { headers: auth } }));
 const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/v1/expose/mcp/ws`, ['mcp'], { headers: auth });
 await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 const wsc = new Client({ name: 'bench-ws', version: '1' });
@@ -77,12 +80,31 @@ const rest = (tool: string, parameters: object) => async () => {
   const r = await fetch(`${base}/v1/expose/mcp/invoke`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ tool, parameters }) });
   await r.json();
 };
+// Raw requests (no SDK client): the server's own per-request cost on each Streamable HTTP revision.
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const init = await fetch(`${base}/v1/expose/mcp`, {
+  method: 'POST',
+  headers: mcpHeaders,
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+});
+const rawSession = { ...mcpHeaders, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
+await init.text();
+const raw = (headers: Record<string, string>, params: Record<string, unknown>) => async () => {
+  const r = await fetch(`${base}/v1/expose/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params }) });
+  await r.text();
+};
+const rawModern = { ...mcpHeaders, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_connectors' };
 const rows: [string, string, Call][] = [
-  ['Streamable HTTP (SDK client)', 'list_connectors', () => http.callTool(list)],
+  ['raw fetch, 2025-11-25 session', 'list_connectors', raw(rawSession, list)],
+  ['raw fetch, 2026-07-28 stateless', 'list_connectors', raw(rawModern, { ...list, _meta: MODERN_META })],
+  ['Streamable HTTP 2025-11-25 session (1.x client)', 'list_connectors', () => http.callTool(list)],
+  ['Streamable HTTP 2026-07-28 stateless (v2 client)', 'list_connectors', () => modern.callTool(list)],
   ['WebSocket (SDK client)', 'list_connectors', () => wsc.callTool(list)],
   ['REST POST /v1/expose/mcp/invoke', 'list_connectors', rest('list_connectors', {})],
   ['self-hosted → service (Streamable HTTP)', 'list_connectors', () => fwd.callTool(list)],
-  ['Streamable HTTP (SDK client)', 'query_knowledge', () => http.callTool(query)],
+  ['Streamable HTTP 2025-11-25 session (1.x client)', 'query_knowledge', () => http.callTool(query)],
+  ['Streamable HTTP 2026-07-28 stateless (v2 client)', 'query_knowledge', () => modern.callTool(query)],
   ['WebSocket (SDK client)', 'query_knowledge', () => wsc.callTool(query)],
   ['REST POST /v1/expose/mcp/invoke', 'query_knowledge', rest('query_knowledge', { query: 'payments incident rotation', limit: 5 })],
   ['self-hosted → service (Streamable HTTP)', 'query_knowledge', () => fwd.callTool(query)],
@@ -93,7 +115,7 @@ for (const [surface, tool, call] of rows) {
   lines.push(`| ${surface} | ${tool} | ${m.p50.toFixed(1)} | ${m.p95.toFixed(1)} | ${m.perSecond.toFixed(0)} |`);
   console.error(lines.at(-1));
 }
-await Promise.all([http.close(), wsc.close(), fwd.close()]);
+await Promise.all([http.close(), modern.close(), wsc.close(), fwd.close()]);
 await selfHosted.close();
 await rt.close();
 
@@ -108,6 +130,8 @@ await writeBenchSection(
     'source, lexical retrieval (no embedding model loaded), federation cache off, one client calling sequentially;',
     'every call also writes its `mcp.tool_invoked` audit row. Each call takes one round trip through the whole',
     'stack (auth, rate limit, validation, tool, audit), so the numbers are per-call overhead plus the tool itself.',
+    'Both Streamable HTTP revisions build a fresh SDK server per request (no per-process state); a 2025 session request',
+    'also checks and renews its `mcp_sessions` row. The raw fetch rows (no SDK client) show the server\'s share.',
     '',
     ...lines,
   ].join('\n'),

@@ -1,6 +1,21 @@
 export { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
 export { McpHttpSessions } from './http-sessions.ts';
-export { invokeTool, MCP_FORWARDED_BY_HEADER, MCP_FORWARDERS, type McpContext, type McpForwarder, type McpTransportName, readResource, type ToolInvocationEvent } from './invoke.ts';
+export { databaseSessionStore, type McpSessionStore, memorySessionStore } from './session-store.ts';
+export { serveConnection } from './connection.ts';
+export {
+  auditListed,
+  invokeTool,
+  MCP_FORWARDED_BY_HEADER,
+  MCP_FORWARDERS,
+  MCP_LISTED,
+  MCP_RESOURCES_READ,
+  type McpContext,
+  type McpForwarder,
+  type McpInteraction,
+  type McpTransportName,
+  readResource,
+  type ToolInvocationEvent,
+} from './invoke.ts';
 export { createLocalBackend } from './local-backend.ts';
 export { createRemoteBackend, type RemoteServiceOptions } from './remote-backend.ts';
 export { RESOURCE_SCHEME, RESOURCES, resourcesFor } from './resources.ts';

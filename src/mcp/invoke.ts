@@ -34,6 +34,48 @@ export interface McpContext {
   readonly rateLimiter?: RateLimiter;
   /** Records `mcp.tool_invoked`; the self-hosted server leaves it to the service it forwards to. */
   audit?(caller: Principal, event: ToolInvocationEvent): Promise<void>;
+  /** Records the other MCP interactions (`mcp.resources_read`, `mcp.listed`); absent on the self-hosted server too. */
+  record?(caller: Principal, interaction: McpInteraction): Promise<void>;
+}
+
+/** Audit action of a resource read (`resources/read`, `GET /v1/expose/mcp/resources/read`). */
+export const MCP_RESOURCES_READ = 'mcp.resources_read';
+/** Audit action of a list call (`tools/list`, `resources/list` and their REST wrappers). */
+export const MCP_LISTED = 'mcp.listed';
+
+export type McpInteraction =
+  | {
+      readonly action: typeof MCP_LISTED;
+      readonly details: { method: 'tools/list' | 'resources/list'; transport: McpTransportName; count: number; forwarded_by?: McpForwarder };
+    }
+  | {
+      readonly action: typeof MCP_RESOURCES_READ;
+      readonly details: {
+        uri: string;
+        outcome: 'success' | 'unknown_resource' | 'rate_limited' | 'error';
+        transport: McpTransportName;
+        latency_ms: number;
+        forwarded_by?: McpForwarder;
+        error?: string;
+      };
+    };
+
+async function record(ctx: McpContext, caller: Principal, interaction: McpInteraction): Promise<void> {
+  try {
+    await ctx.record?.(caller, interaction);
+  } catch (err) {
+    ctx.log.error({ err, action: interaction.action }, 'could not record an MCP audit event');
+  }
+}
+
+/** Audits a list call (`mcp.listed`); the list itself is the caller's (tools.ts, resources.ts). */
+export async function auditListed(
+  ctx: McpContext,
+  caller: Principal,
+  details: { method: 'tools/list' | 'resources/list'; transport: McpTransportName; count: number; forwardedBy?: McpForwarder },
+): Promise<void> {
+  const { forwardedBy, ...rest } = details;
+  await record(ctx, caller, { action: MCP_LISTED, details: { ...rest, ...(forwardedBy ? { forwarded_by: forwardedBy } : {}) } });
 }
 
 export type InvokeResult =
@@ -142,13 +184,44 @@ export type ReadResourceResult =
   | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number; readonly message: string }
   | { readonly kind: 'contents'; readonly contents: ResourceContents };
 
-/** Resource reads share the tool gate's permission rule and rate limit. */
-export async function readResource(ctx: McpContext, caller: Principal, uri: string): Promise<ReadResourceResult> {
+/** Resource reads share the tool gate's permission rule and rate limit, and are audited (`mcp.resources_read`). */
+export async function readResource(
+  ctx: McpContext,
+  caller: Principal,
+  uri: string,
+  opts: { transport: McpTransportName; forwardedBy?: McpForwarder },
+): Promise<ReadResourceResult> {
+  const started = performance.now();
+  const audit = (outcome: 'success' | 'unknown_resource' | 'rate_limited' | 'error', error?: string) =>
+    record(ctx, caller, {
+      action: MCP_RESOURCES_READ,
+      details: {
+        uri: uri.slice(0, 200),
+        outcome,
+        transport: opts.transport,
+        latency_ms: Math.max(0, Math.round(performance.now() - started)),
+        ...(opts.forwardedBy ? { forwarded_by: opts.forwardedBy } : {}),
+        ...(error ? { error: error.slice(0, 500) } : {}),
+      },
+    });
   const resource = findResource(caller, uri);
-  if (!resource) return { kind: 'unknown_resource', message: `Resource ${uri.slice(0, 200)} not found` };
+  if (!resource) {
+    await audit('unknown_resource');
+    return { kind: 'unknown_resource', message: `Resource ${uri.slice(0, 200)} not found` };
+  }
   if (ctx.rateLimiter) {
     const wait = ctx.rateLimiter.take(rateKey(caller), ctx.now());
-    if (wait > 0) return { kind: 'rate_limited', retryAfterSeconds: wait, message: rateLimitMessage(wait) };
+    if (wait > 0) {
+      await audit('rate_limited');
+      return { kind: 'rate_limited', retryAfterSeconds: wait, message: rateLimitMessage(wait) };
+    }
   }
-  return { kind: 'contents', contents: await ctx.backend.readResource(caller, resource.name) };
+  try {
+    const contents = await ctx.backend.readResource(caller, resource.name);
+    await audit('success');
+    return { kind: 'contents', contents };
+  } catch (err) {
+    await audit('error', err instanceof Error ? err.message : String(err));
+    throw err;
+  }
 }

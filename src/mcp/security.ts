@@ -25,7 +25,7 @@ export function originAllowed(origin: string | undefined, allowed: readonly stri
 }
 
 /** Request headers a browser page may send to the MCP endpoint (CORS preflight answer). */
-const CORS_ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id';
+const CORS_ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
 
 /**
  * CORS headers for a browser request from an origin `originAllowed` admitted (none without an Origin): the origin is

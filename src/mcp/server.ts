@@ -1,16 +1,8 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, Server } from '@modelcontextprotocol/server';
 import type { Principal } from '../access/index.ts';
 import { VERSION } from '../platform/version.ts';
 import { toolErrorResult } from './backend.ts';
-import { invokeTool, type McpContext, type McpTransportName, readResource } from './invoke.ts';
+import { auditListed, invokeTool, type McpContext, type McpTransportName, readResource } from './invoke.ts';
 import { resourcesFor } from './resources.ts';
 import { inputJsonSchema, toolsFor } from './tools.ts';
 
@@ -18,6 +10,8 @@ import { inputJsonSchema, toolsFor } from './tools.ts';
 const RESOURCE_NOT_FOUND = -32002;
 /** Implementation-defined server error code used for a rate-limited resource read. */
 const RATE_LIMITED = -32029;
+const INVALID_PARAMS = -32602;
+const INVALID_REQUEST = -32600;
 
 const INSTRUCTIONS =
   "Atrium searches the organization's connected tools. Start with query_knowledge; read a whole document with get_document " +
@@ -25,8 +19,10 @@ const INSTRUCTIONS =
   'in a connected tool: only call it when the user asked for that change.';
 
 /**
- * One MCP server per connection (session, socket or stdio), bound to the caller that opened it. The
- * tool list is the caller's: a tool it may not use is absent and calling it fails as an unknown tool.
+ * One MCP server (official SDK v2) per serving unit: a Streamable HTTP request (both protocol revisions are served
+ * per request, see http-sessions.ts), a socket or a stdio connection; bound to the caller. The tool list is the
+ * caller's: a tool it may not use is absent and calling it fails as an unknown tool. The same instance definition
+ * answers 2025-era clients (after `initialize`) and 2026-07-28 clients (per-request envelope, `server/discover`).
  */
 export function createMcpServer(
   ctx: McpContext,
@@ -45,40 +41,49 @@ export function createMcpServer(
     { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: toolsFor(caller).map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: inputJsonSchema(t.name),
-      annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: !t.readOnly, idempotentHint: t.readOnly, openWorldHint: !t.readOnly },
-    })),
-  }));
+  server.setRequestHandler('tools/list', async () => {
+    const tools = toolsFor(caller);
+    await auditListed(ctx, caller, { method: 'tools/list', transport, count: tools.length });
+    return {
+      tools: tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: inputJsonSchema(t.name) as { type: 'object'; [k: string]: unknown },
+        annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: !t.readOnly, idempotentHint: t.readOnly, openWorldHint: !t.readOnly },
+      })),
+    };
+  });
 
   const admitted = async () => {
     if (!opts.admit || (await opts.admit())) return;
     setImmediate(() => void server.close());
-    throw new McpError(ErrorCode.InvalidRequest, 'unauthenticated: the API key is no longer valid (revoked or unknown); the connection is closed');
+    throw new ProtocolError(INVALID_REQUEST, 'unauthenticated: the API key is no longer valid (revoked or unknown); the connection is closed');
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/call', async (request, extra) => {
     await admitted();
-    const r = await invokeTool(ctx, caller, request.params.name, request.params.arguments, { transport, signal: extra.signal });
-    if (r.kind === 'unknown_tool') throw new McpError(ErrorCode.InvalidParams, r.message);
+    const r = await invokeTool(ctx, caller, request.params.name, request.params.arguments, { transport, signal: extra.mcpReq.signal });
+    if (r.kind === 'unknown_tool') throw new ProtocolError(INVALID_PARAMS, r.message);
     // Argument errors go back as tool results so the model can correct its call (MCP 2025-11-25).
     if (r.kind === 'invalid_arguments') return toolErrorResult(r.message, { error: 'invalid_arguments', problems: r.problems });
     return r.result;
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: resourcesFor(caller).map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-  }));
+  server.setRequestHandler('resources/list', async () => {
+    const resources = resourcesFor(caller);
+    await auditListed(ctx, caller, { method: 'resources/list', transport, count: resources.length });
+    return { resources: resources.map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })) };
+  });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  // No templated resources; answered (empty) because the resources capability covers the method.
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+
+  server.setRequestHandler('resources/read', async (request) => {
     await admitted();
-    const r = await readResource(ctx, caller, request.params.uri);
-    if (r.kind === 'unknown_resource') throw new McpError(RESOURCE_NOT_FOUND, r.message, { uri: request.params.uri });
-    if (r.kind === 'rate_limited') throw new McpError(RATE_LIMITED, r.message, { retry_after_seconds: r.retryAfterSeconds });
+    const r = await readResource(ctx, caller, request.params.uri, { transport });
+    if (r.kind === 'unknown_resource') throw new ProtocolError(RESOURCE_NOT_FOUND, r.message, { uri: request.params.uri });
+    if (r.kind === 'rate_limited') throw new ProtocolError(RATE_LIMITED, r.message, { retry_after_seconds: r.retryAfterSeconds });
     return { contents: [r.contents] };
   });
 

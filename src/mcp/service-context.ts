@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/index.ts';
+import { recordAudit, recordAuditDeferred } from '../audit/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { McpContext } from './invoke.ts';
 import { createLocalBackend } from './local-backend.ts';
@@ -22,6 +22,14 @@ export function createServiceMcpContext(deps: AppDeps, opts: { countRate?: boole
         at: deps.clock.now(),
         details: { ...event },
       });
+    },
+    // Lists and reads are frequent: their rows are written behind (batched), like the federated query's.
+    async record(caller, interaction) {
+      recordAuditDeferred(
+        deps.db,
+        { tenantId: caller.tenantId, action: interaction.action, actorId: caller.id, userId: caller.userId, at: deps.clock.now(), details: { ...interaction.details } },
+        (err, lost) => deps.log.error({ err, lost, action: interaction.action }, 'could not record MCP audit events'),
+      );
     },
   };
 }

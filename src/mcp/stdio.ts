@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { authenticateKey, type Principal } from '../access/index.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
+import { serveConnection } from './connection.ts';
 import type { McpContext } from './invoke.ts';
-import { createMcpServer } from './server.ts';
 
 /**
  * MCP over stdio for desktop assistants: newline-delimited JSON-RPC on stdin/stdout (so nothing else
@@ -15,15 +15,8 @@ export async function serveStdio(
   caller: Principal,
   io: { stdin?: Readable; stdout?: Writable; admit?: () => Promise<boolean> } = {},
 ): Promise<void> {
-  const stdin = io.stdin ?? process.stdin;
-  const server = createMcpServer(ctx, caller, 'stdio', { admit: io.admit });
-  const transport = new StdioServerTransport(stdin, io.stdout ?? process.stdout);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
-    stdin.once('end', () => void server.close());
-  });
-  await server.connect(transport);
-  await closed;
+  const transport = new StdioServerTransport(io.stdin ?? process.stdin, io.stdout ?? process.stdout);
+  await serveConnection(ctx, caller, 'stdio', transport, { admit: io.admit });
 }
 
 /**

@@ -6,7 +6,7 @@ import { ACT_AS_HEADER, looksLikeEmail } from '../identity/index.ts';
 import { isAppError } from '../platform/errors.ts';
 import type { McpContext } from './invoke.ts';
 import { hostAllowed, originAllowed } from './security.ts';
-import { createMcpServer } from './server.ts';
+import { serveConnection } from './connection.ts';
 import { MCP_SUBPROTOCOL, WebSocketTransport } from './ws-transport.ts';
 
 export interface WebSocketEndpointOptions {
@@ -128,8 +128,7 @@ export function attachWebSocketEndpoint(http: HttpServer, opts: WebSocketEndpoin
           const transport = new WebSocketTransport(ws, {
             admit: async () => (await opts.authenticate(token))?.id === principal.id,
           });
-          const server = createMcpServer(opts.ctx, principal, 'websocket');
-          server.connect(transport).catch((err: unknown) => {
+          serveConnection(opts.ctx, principal, 'websocket', transport).catch((err: unknown) => {
             opts.ctx.log.warn({ err }, 'MCP WebSocket connection failed');
             ws.terminate();
           });

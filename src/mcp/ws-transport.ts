@@ -1,5 +1,4 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, type MessageExtraInfo, parseJSONRPCMessage, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import WebSocket from 'ws';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../platform/json-depth.ts';
 
@@ -8,8 +7,8 @@ export const MCP_SUBPROTOCOL = 'mcp';
 
 /**
  * MCP over one WebSocket: one JSON-RPC message per text frame, both ways. Works on either end (the
- * service wraps accepted sockets, tests and the self-hosted server wrap client sockets). The SDK
- * ships no server-side WebSocket transport.
+ * service wraps accepted sockets, tests and the self-hosted server wrap client sockets). The official SDK (1.x and
+ * v2 alike) ships no server-side WebSocket transport; the service serves it as a connection (connection.ts) like stdio.
  */
 export class WebSocketTransport implements Transport {
   readonly #ws: WebSocket;
@@ -69,13 +68,15 @@ export class WebSocketTransport implements Transport {
       this.#sendRaw({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: frame is not JSON' } });
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) {
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(json);
+    } catch {
       const id = typeof json === 'object' && json && 'id' in json && (typeof json.id === 'string' || typeof json.id === 'number') ? json.id : null;
       this.#sendRaw({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' } });
       return;
     }
-    this.onmessage?.(parsed.data);
+    this.onmessage?.(message);
   }
 
   #sendRaw(value: unknown): void {

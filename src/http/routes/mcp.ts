@@ -2,13 +2,16 @@ import { z } from 'zod';
 import { authenticateKey } from '../../access/index.ts';
 import {
   attachWebSocketEndpoint,
+  auditListed,
   corsHeaders,
   createServiceMcpContext,
+  databaseSessionStore,
   hostAllowed,
   invokeTool,
   MCP_FORWARDED_BY_HEADER,
   MCP_FORWARDERS,
   MCP_MAX_MESSAGE_BYTES,
+  type McpForwarder,
   McpHttpSessions,
   originAllowed,
   readResource,
@@ -24,6 +27,12 @@ import { authenticateBearer, bearerToken, principalOf, withActAs } from '../auth
 import type { AppDeps } from '../deps.ts';
 
 export const MCP_PATH = '/v1/expose/mcp';
+
+/** The forwarding server a REST call names (`x-atrium-mcp-forwarded-by`), if one of ours. */
+function forwarderOf(headers: Record<string, string | string[] | undefined>): McpForwarder | undefined {
+  const value = headers[MCP_FORWARDED_BY_HEADER];
+  return MCP_FORWARDERS.find((f) => f === value);
+}
 export const MCP_WS_PATH = '/v1/expose/mcp/ws';
 
 const toolResult = z.object({
@@ -39,7 +48,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
   const mcpCtx = createServiceMcpContext(deps);
   // The REST wrappers are counted by the HTTP hook like every other route.
   const restCtx = createServiceMcpContext(deps, { countRate: false });
-  const sessions = new McpHttpSessions(mcpCtx, { idleMs: deps.config.mcp.sessionIdleMinutes * 60_000 });
+  const sessions = new McpHttpSessions(mcpCtx, { idleMs: deps.config.mcp.sessionIdleMinutes * 60_000, store: databaseSessionStore(deps.db) });
   const ws = attachWebSocketEndpoint(app.server, {
     path: MCP_WS_PATH,
     ctx: mcpCtx,
@@ -129,9 +138,12 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
         },
       },
     },
-    async (request) => ({
-      tools: toolsFor(principalOf(request)).map((t) => ({ name: t.name, description: t.description, parameters: restParameters(t.name) })),
-    }),
+    async (request) => {
+      const caller = principalOf(request);
+      const tools = toolsFor(caller);
+      await auditListed(restCtx, caller, { method: 'tools/list', transport: 'rest', count: tools.length, forwardedBy: forwarderOf(request.headers) });
+      return { tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: restParameters(t.name) })) };
+    },
   );
 
   app.post(
@@ -149,8 +161,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request) => {
-      const forwarder = request.headers[MCP_FORWARDED_BY_HEADER];
-      const forwardedBy = MCP_FORWARDERS.find((f) => f === forwarder);
+      const forwardedBy = forwarderOf(request.headers);
       const r = await invokeTool(restCtx, principalOf(request), request.body.tool, request.body.parameters, { transport: 'rest', forwardedBy });
       if (r.kind === 'unknown_tool') throw new AppError('tool_not_found', 404, r.message, { details: { tool: request.body.tool } });
       if (r.kind === 'invalid_arguments') {
@@ -167,9 +178,12 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
       config: { permission: 'authenticated' },
       schema: { summary: 'The MCP resources this credential may read', tags: ['mcp'], response: { 200: z.object({ resources: z.array(resourceItem) }) } },
     },
-    async (request) => ({
-      resources: resourcesFor(principalOf(request)).map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-    }),
+    async (request) => {
+      const caller = principalOf(request);
+      const resources = resourcesFor(caller);
+      await auditListed(restCtx, caller, { method: 'resources/list', transport: 'rest', count: resources.length, forwardedBy: forwarderOf(request.headers) });
+      return { resources: resources.map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })) };
+    },
   );
 
   app.get(
@@ -184,7 +198,7 @@ export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request) => {
-      const r = await readResource(restCtx, principalOf(request), request.query.uri);
+      const r = await readResource(restCtx, principalOf(request), request.query.uri, { transport: 'rest', forwardedBy: forwarderOf(request.headers) });
       if (r.kind === 'unknown_resource') throw new AppError('resource_not_found', 404, r.message, { details: { uri: request.query.uri } });
       if (r.kind === 'rate_limited') throw Errors.rateLimited(r.retryAfterSeconds);
       return { contents: [r.contents] };
