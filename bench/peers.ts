@@ -5,7 +5,8 @@
 // peak RSS, cold open (process start → /v1/health and first hybrid answer), lexical / vector / hybrid
 // p50 / p99 sequential and with 4 clients, and nDCG@10 on the shared sets; writes the "peers" section of
 // docs/benchmarks.md with ratios Atrium / peer. BENCH_PEERS_ENGINES=atrium,atrium-pg,lancedb,orama narrows
-// it; BENCH_PEERS_QUERIES (default 200; Orama runs a quarter of them: ~1 s each at 100k).
+// it; BENCH_PEERS_QUERIES (default 200; Orama runs a quarter of them: ~1 s each at 100k). Results are saved per
+// engine in .cache/peers/results-N.json; `--report-only` writes the section again from them.
 // The corpus is described in bench/peers/corpus.ts.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -208,6 +209,13 @@ else await main();
 async function main(): Promise<void> {
   const startLine = machineLine();
   const engines = (process.env.BENCH_PEERS_ENGINES ?? 'atrium,atrium-pg,lancedb,orama').split(',');
+  const saved = path.join(CACHE, `results-${DOCS}.json`);
+  // --report-only: the markdown again from the results a previous (possibly interrupted) run saved.
+  if (process.argv.includes('--report-only')) {
+    const results = JSON.parse(fs.readFileSync(saved, 'utf8')) as EngineResult[];
+    await writeBenchSection('peers', (await import('./peers/report.ts')).peersReport({ docs: DOCS, queries: QUERIES, startLine, results }));
+    return;
+  }
   process.stderr.write(`peers: ${DOCS} documents; preparing the corpus (cached in ${CACHE})\n`);
   await loadCorpus(DOCS);
   await prepareQueries();
@@ -219,7 +227,7 @@ async function main(): Promise<void> {
     } catch (err) {
       process.stderr.write(`peers: ${e} failed: ${(err as Error).stack}\n`);
     }
-    fs.writeFileSync(path.join(CACHE, `results-${DOCS}.json`), JSON.stringify(results, null, 1));
+    fs.writeFileSync(saved, JSON.stringify(results, null, 1));
   }
   const md = (await import('./peers/report.ts')).peersReport({ docs: DOCS, queries: QUERIES, startLine, results });
   await writeBenchSection('peers', md);
