@@ -204,7 +204,11 @@ async function atriumQuality(): Promise<Record<string, Partial<Record<Mode, numb
 const role = arg('role');
 if (role === 'build') await peerBuild(arg('engine') as PeerName, arg('dir') ?? '');
 else if (role === 'open') await peerOpen(arg('engine') as PeerName, arg('dir') ?? '');
-else await main();
+else {
+  await main();
+  // A handle left open by a peer's native module or the eval would keep the process alive after the report.
+  process.exit(0);
+}
 
 async function main(): Promise<void> {
   const startLine = machineLine();
