@@ -16,19 +16,23 @@ export class AtriumApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: unknown;
-  constructor(status: number, code: string, message: string, details?: unknown) {
+  /** The URL the refused request went to, when there was an answer. */
+  readonly url: string | undefined;
+  constructor(status: number, code: string, message: string, details?: unknown, url?: string) {
     super(message);
     this.name = 'AtriumApiError';
     this.status = status;
     this.code = code;
     this.details = details;
+    this.url = url;
   }
 
   /** From an error response: its documented body when it has one, else the status and the start of the body. */
   static from(response: Response, body: unknown): AtriumApiError {
-    if (isErrorBody(body)) return new AtriumApiError(response.status, body.error.code, body.error.message, body.error.details);
+    const url = response.url || undefined;
+    if (isErrorBody(body)) return new AtriumApiError(response.status, body.error.code, body.error.message, body.error.details, url);
     const text = typeof body === 'string' ? body.slice(0, 200) : '';
-    return new AtriumApiError(response.status, `http_${response.status}`, `${response.status} ${response.statusText || 'error'}${text ? `: ${text}` : ''}`);
+    return new AtriumApiError(response.status, `http_${response.status}`, `${response.status} ${response.statusText || 'error'}${text ? `: ${text}` : ''}`, undefined, url);
   }
 }
 
