@@ -37,7 +37,9 @@ describe('atrium finds the local running service', () => {
     await fs.writeFile(path.join(running, '99999999.json'), JSON.stringify(record(99_999_999, 3)));
     const r = await runCli(['search', 'x'], env, elsewhere);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /2 Atrium services are running on this machine: .*127\.0\.0\.1:1.*127\.0\.0\.1:2.*Name one with --url/);
+    assert.match(r.stderr, /2 Atrium services are running on this machine: .*Name one with --url/);
+    assert.match(r.stderr, /http:\/\/127\.0\.0\.1:1 \(data folder \/srv\/1\)/);
+    assert.match(r.stderr, /http:\/\/127\.0\.0\.1:2 \(data folder \/srv\/2\)/);
     assert.deepEqual((await fs.readdir(running)).sort(), [`${process.pid}.json`, `${process.ppid}.json`].sort(), 'the dead record was removed');
     await fs.rm(running, { recursive: true });
   });

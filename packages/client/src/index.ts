@@ -82,7 +82,8 @@ export function createAtriumClient(opts: AtriumClientOptions): AtriumClient {
   return client;
 }
 
-interface Outcome {
+/** What a client call resolves to (openapi-fetch's `{ data, error, response }`). */
+export interface Outcome {
   readonly data?: unknown;
   readonly error?: unknown;
   readonly response: Response;
