@@ -1,11 +1,9 @@
 import { type FormEvent, useState } from 'react';
-import { call, type OperationResponse } from '../api.ts';
+import { call } from '../api.ts';
 import { Badge, ConfirmButton, CopyButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { type Permission, useSession } from '../session.tsx';
-
-type ApiKey = OperationResponse<'getApiKeys'>['api_keys'][number];
 
 const ALL: readonly Permission[] = ['query', 'connector:read', 'connector:write', 'ai_usage:read', 'admin'];
 
