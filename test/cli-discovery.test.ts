@@ -45,7 +45,8 @@ describe('atrium finds the local running service', () => {
   });
 
   it('search and ingest with no flags go to the running service; after it stops, nothing is found and nothing is opened', async () => {
-    served = await spawnServer({ ATRIUM_DATA_DIR: path.join(dir, 'data'), XDG_STATE_HOME: path.join(dir, 'state') });
+    // A loaded machine can take over a minute to start a service (the first compile of every module).
+    served = await spawnServer({ ATRIUM_DATA_DIR: path.join(dir, 'data'), XDG_STATE_HOME: path.join(dir, 'state') }, 180_000);
     const running = path.join(dir, 'state', 'atrium', 'running');
     const [name] = await fs.readdir(running);
     assert.equal(name, `${served.child.pid}.json`);
