@@ -84,7 +84,8 @@ export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): P
     const key = found && (await keyFor(env, req.forward.apiKey, found.url));
     if (found && key) {
       process.stderr.write(`atrium: sending this through ${found.url}, the service running on this machine (data folder ${found.data_dir})\n`);
-      return { config, service: { url: found.url, key } };
+      // The service's folder, not ./data: what a command records about the folder (a backup) goes there.
+      return { config: { ...config, dataDir: found.data_dir }, service: { url: found.url, key } };
     }
   }
   if (holder) {
