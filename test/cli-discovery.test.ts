@@ -48,7 +48,13 @@ describe('atrium finds the local running service', () => {
     // A loaded machine can take over a minute to start a service (the first compile of every module).
     served = await spawnServer({ ATRIUM_DATA_DIR: path.join(dir, 'data'), XDG_STATE_HOME: path.join(dir, 'state') }, 180_000);
     const running = path.join(dir, 'state', 'atrium', 'running');
-    const [name] = await fs.readdir(running);
+    // The record is written once the service listens, just after /v1/health starts answering.
+    let names: string[] = [];
+    for (let i = 0; i < 300 && names.length === 0; i++) {
+      names = await fs.readdir(running).catch(() => []);
+      if (names.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    const [name] = names;
     assert.equal(name, `${served.child.pid}.json`);
     const file = path.join(running, name ?? '');
     assert.equal((await fs.stat(file)).mode & 0o777, 0o600, 'the record holds a key: owner only');
