@@ -31,7 +31,8 @@ describe('embedded storage has one owner (CLI and service as processes on one fo
   before(async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-owner-'));
     dataDir = path.join(root, 'data');
-    env = { ATRIUM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    // The CLI's running-services folder is not the service's, as for another user of the machine: no local key.
+    env = { ATRIUM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', XDG_STATE_HOME: path.join(root, 'cli-state') };
     await fs.mkdir(path.join(root, 'folder'));
     await fs.writeFile(path.join(root, 'folder', 'a.md'), '# A\n\nWombats dig burrows.');
     await fs.writeFile(path.join(root, 'kb.jsonl'), `${JSON.stringify({ id: 'k1', title: 'Printers', content: 'the numbat printer jams' })}\n`);
@@ -42,7 +43,7 @@ describe('embedded storage has one owner (CLI and service as processes on one fo
   });
 
   it('every data-changing command refuses beside a running service, naming it; none opens the folder a second time', async () => {
-    server = await spawnServer({ ...env, ATRIUM_ADMIN_API_KEY: ADMIN });
+    server = await spawnServer({ ...env, ATRIUM_ADMIN_API_KEY: ADMIN, XDG_STATE_HOME: path.join(root, 'service-state') });
     const holder = await readLock(dataDir);
     assert.equal(holder?.url, server.url, 'the lock names the service URL');
     assert.equal(holder?.command, 'serve');

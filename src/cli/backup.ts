@@ -6,7 +6,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config/index.ts';
 import { acquireDataLock, LOCK_FILE, liveHolder, describeHolder, migrate, openPglite, recordBackup, BACKUPS_FILE } from '../platform/db/index.ts';
 import { VERSION } from '../platform/version.ts';
-import { CliRefusal, cliLogger, ServiceError, storageFor, withStorage } from './storage.ts';
+import { CliRefusal, callService, cliLogger, storageFor, withStorage } from './storage.ts';
 
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
@@ -39,14 +39,7 @@ export function registerBackupCommands(program: Command, env: NodeJS.ProcessEnv)
       const target = await storageFor(env, { command: 'backup', mustExist: true, forward: { permission: 'admin', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } });
       let tar: Uint8Array;
       if (target.service) {
-        const res = await fetch(`${target.service.url}/v1/admin/backup`, { headers: { authorization: `Bearer ${target.service.key}` } }).catch((err: unknown) => {
-          throw new Error(`the service at ${target.service?.url} did not answer (${(err as Error).message}): is it still running?`);
-        });
-        if (!res.ok) {
-          const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-          throw new ServiceError(`the service at ${target.service.url} refused the backup (${res.status}): ${body?.error?.message ?? res.statusText}`, res.status);
-        }
-        tar = new Uint8Array(await res.arrayBuffer());
+        tar = new Uint8Array(await callService(target.service, (atrium) => atrium.GET('/v1/admin/backup', { parseAs: 'arrayBuffer' })));
       } else {
         tar = await withStorage(target, env, 'backup', async ({ db }) => {
           if (!db.dump) throw new InvalidArgumentError(PG_DUMP_HINT);

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { z } from 'zod';
 import { ensureTenant } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { type EvalResult, type ModeResult, runEval } from '../documents/eval/run.ts';
@@ -23,6 +22,7 @@ import { createProgress } from '../documents/progress.ts';
 import { createEmbeddingRegistry } from '../embeddings/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
 import { type DocumentSource, documentSourceFor } from './imports.ts';
+import type { OperationRequestBody } from '../../packages/client/src/index.ts';
 import { callService, type Service, type StorageTarget, storageFor, withStorage } from './storage.ts';
 
 const positiveInt = (v: string) => {
@@ -31,20 +31,6 @@ const positiveInt = (v: string) => {
   return n;
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
-
-/** What the CLI prints of a passage the service's search answered (the same fields as a local one). */
-const remotePassage = z
-  .object({
-    title: z.string(),
-    external_id: z.string(),
-    source_node: z.string(),
-    content: z.string(),
-    fused_score: z.number(),
-    lexical_score: z.number(),
-    semantic_score: z.number().nullable(),
-    vector: z.undefined().optional(),
-  })
-  .loose();
 
 /** Storage (resolved by `storageFor`) + (optionally) embeddings for one CLI command; closes both. */
 async function withDocuments<T>(target: StorageTarget, env: NodeJS.ProcessEnv, command: string, embed: boolean, fn: (deps: DocumentsDeps & { log: Logger }) => Promise<T>): Promise<T> {
@@ -84,6 +70,9 @@ async function checkSource(docs: DocumentSource): Promise<number> {
   return total;
 }
 
+/** A document as the push API's schema types it: a checked DocumentInput, whose ACL lists are readonly arrays there. */
+type PushedDocument = OperationRequestBody<'postConnectorDocuments'>['documents'][number];
+
 /** Documents per forwarded push request (the push API takes at most 1,000). */
 const PUSH_BATCH = 500;
 
@@ -97,18 +86,17 @@ async function ingestThroughService(service: Service, file: string, docs: Docume
   let connectorId = source;
   if (!connectorId) {
     const name = withPathHash(`api-${slug(path.basename(file, path.extname(file)))}`, file);
-    const list = await callService(service, z.object({ connectors: z.array(z.object({ connector_id: z.string(), connector_type: z.string(), display_name: z.string() })) }), 'GET', '/v1/connectors');
+    const list = await callService(service, (atrium) => atrium.GET('/v1/connectors'));
     connectorId = list.connectors.find((c) => c.connector_type === 'api' && c.display_name === name)?.connector_id;
-    connectorId ??= (await callService(service, z.object({ connector_id: z.string() }), 'POST', '/v1/connectors', { connector_type: 'api', display_name: name })).connector_id;
+    connectorId ??= (await callService(service, (atrium) => atrium.POST('/v1/connectors', { body: { connector_type: 'api', display_name: name } }))).connector_id;
   }
-  const pushed = z.object({ added: z.number(), updated: z.number(), unchanged: z.number() });
   let added = 0;
   let updated = 0;
   let unchanged = 0;
   let n = 0;
   const bar = createProgress('ingest');
   const send = async (batch: DocumentInput[]) => {
-    const r = await callService(service, pushed, 'POST', `/v1/connectors/${encodeURIComponent(connectorId)}/documents`, { documents: batch });
+    const r = await callService(service, (atrium) => atrium.POST('/v1/connectors/{connector_id}/documents', { params: { path: { connector_id: connectorId } }, body: { documents: batch as PushedDocument[] } }));
     added += r.added;
     updated += r.updated;
     unchanged += r.unchanged;
@@ -348,10 +336,10 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
       const where = await storageFor(env, { command: 'search', mustExist: true, forward: { permission: 'query', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } });
       const sources = opts.source.length ? opts.source : undefined;
       const passages = where.service
-        ? (await callService(where.service, z.object({ passages: z.array(remotePassage) }), 'POST', '/v1/search', { query, sources, limit: opts.limit, mode })).passages
-        : await withDocuments(where, env, 'search', mode !== 'lexical', (deps) => searchPassages(deps, { tenantId: opts.tenant, query, sources, limit: opts.limit, mode, viewer: ALL_DOCUMENTS }));
+        ? (await callService(where.service, (atrium) => atrium.POST('/v1/search', { body: { query, sources, limit: opts.limit, mode } }))).passages
+        : (await withDocuments(where, env, 'search', mode !== 'lexical', (deps) => searchPassages(deps, { tenantId: opts.tenant, query, sources, limit: opts.limit, mode, viewer: ALL_DOCUMENTS }))).map(({ vector: _v, ...p }) => p);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ passages: passages.map(({ vector: _v, ...p }) => p) })}\n`);
+        process.stdout.write(`${JSON.stringify({ passages })}\n`);
         return;
       }
       if (passages.length === 0) process.stdout.write('no results\n');

@@ -1,19 +1,22 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { loadConfig } from '../config/index.ts';
 import { liveHolder } from '../platform/db/index.ts';
 import { credentialsFile, normalizeServiceUrl, removeLogin, saveLogin } from './login.ts';
-import { CliRefusal, callService } from './storage.ts';
+import { CliRefusal, callService, discoveredService } from './storage.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
-/** The service `login` talks to: --url / ATRIUM_URL, else the one holding the local data folder, else the default port. */
+/**
+ * The service `login` talks to: --url / ATRIUM_URL, else the one holding the local data folder, else (no
+ * ATRIUM_DATA_DIR) the one running on this machine, else the default port.
+ */
 async function loginTarget(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.ATRIUM_URL) return normalizeServiceUrl(env.ATRIUM_URL);
   const config = loadConfig(env);
   const holder = config.storage === 'pglite' ? await liveHolder(config.dataDir) : null;
-  return normalizeServiceUrl(holder?.url ?? DEFAULT_URL);
+  const found = !holder && !env.ATRIUM_DATA_DIR ? await discoveredService(env) : undefined;
+  return normalizeServiceUrl(holder?.url ?? found?.url ?? DEFAULT_URL);
 }
 
 async function askKey(url: string): Promise<string> {
@@ -43,7 +46,7 @@ export function registerLoginCommands(program: Command, env: NodeJS.ProcessEnv):
       const url = await loginTarget(env);
       const key = opts.apiKey || env.ATRIUM_API_KEY || (await askKey(url));
       if (!key) throw new CliRefusal('no API key given: pass --api-key, set ATRIUM_API_KEY, or type it at the prompt', 2);
-      const me = await callService({ url, key }, z.object({ tenant_id: z.string(), user_id: z.string(), permissions: z.array(z.string()) }).loose(), 'GET', '/v1/me');
+      const me = await callService({ url, key }, (atrium) => atrium.GET('/v1/me'));
       const file = await saveLogin(env, url, key, new Date());
       process.stdout.write(`logged in to ${url} as ${me.user_id} (tenant ${me.tenant_id}; ${me.permissions.join(', ')}); saved in ${file}\n`);
     });

@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { z } from 'zod';
 import { createApiKey, ensureTenant, listApiKeys, PERMISSIONS, type Permission, revokeApiKey } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
@@ -25,11 +24,9 @@ function parsePermissions(value: string): Permission[] {
   return perms as Permission[];
 }
 
-const keyRecord = z.object({ id: z.string(), name: z.string(), permissions: z.array(z.string()), revoked_at: z.string().nullable() }).loose();
-
 /** Over HTTP a key acts in its own tenant: refuse a --tenant that names another one. */
 async function sameTenant(service: Service, tenant: string): Promise<void> {
-  const me = await callService(service, z.object({ tenant_id: z.string() }).loose(), 'GET', '/v1/me');
+  const me = await callService(service, (atrium) => atrium.GET('/v1/me'));
   if (me.tenant_id !== tenant) throw new InvalidArgumentError(`--tenant ${tenant}: the API key belongs to tenant '${me.tenant_id}', and through the service a key acts only in its own tenant`);
 }
 
@@ -100,7 +97,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       const created = target.service
         ? await (async (service) => {
             await sameTenant(service, opts.tenant);
-            return callService(service, keyRecord.extend({ key: z.string() }), 'POST', '/v1/api-keys', { name: opts.name, permissions: opts.permissions });
+            return callService(service, (atrium) => atrium.POST('/v1/api-keys', { body: { name: opts.name, permissions: opts.permissions } }));
           })(target.service)
         : await withStorage(target, env, 'keys create', async ({ db }) => {
         await ensureTenant(db, opts.tenant);
@@ -121,7 +118,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       const list = target.service
         ? await (async (service) => {
             await sameTenant(service, opts.tenant);
-            return (await callService(service, z.object({ api_keys: z.array(keyRecord) }), 'GET', '/v1/api-keys')).api_keys;
+            return (await callService(service, (atrium) => atrium.GET('/v1/api-keys'))).api_keys;
           })(target.service)
         : await withStorage(target, env, 'keys list', ({ db }) => listApiKeys(db, opts.tenant));
       if (opts.json) process.stdout.write(`${JSON.stringify(list)}\n`);
@@ -136,7 +133,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       const revoked = target.service
         ? await (async (service) => {
             await sameTenant(service, opts.tenant);
-            return callService(service, keyRecord, 'DELETE', `/v1/api-keys/${encodeURIComponent(id)}`).catch((err: unknown) => {
+            return callService(service, (atrium) => atrium.DELETE('/v1/api-keys/{id}', { params: { path: { id } } })).catch((err: unknown) => {
               if (err instanceof ServiceError && err.status === 404) return null;
               throw err;
             });

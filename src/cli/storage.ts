@@ -1,8 +1,9 @@
-import type { z } from 'zod';
+import { AtriumApiError, type AtriumClient, createAtriumClient, type SuccessData, unwrap } from '../../packages/client/src/index.ts';
 import { type Config, loadConfig } from '../config/index.ts';
 import { openDatabase } from '../main/runtime.ts';
 import { type DatabaseExecutor, describeHolder, hasDatabase, liveHolder, migrate } from '../platform/db/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
+import { runningServices } from '../platform/running.ts';
 import { normalizeServiceUrl, savedKey } from './login.ts';
 
 /**
@@ -69,7 +70,7 @@ export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): P
         2,
       );
     }
-    const key = req.forward.apiKey || (await savedKey(env, url));
+    const key = await keyFor(env, req.forward.apiKey, url);
     if (!key) throw new CliRefusal(`no API key for ${url}: pass --api-key (or ATRIUM_API_KEY), or run \`atrium login --url ${url}\` once`, 5);
     process.stderr.write(`atrium: sending this through ${url}\n`);
     return { config, service: { url, key } };
@@ -77,8 +78,18 @@ export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): P
   if (config.storage === 'postgres') return { config };
   const dir = config.dataDir;
   const holder = await liveHolder(dir);
+  if (!holder && !env.ATRIUM_DATA_DIR && req.forward) {
+    // No folder named and the default one is free: a service running on this machine from another folder.
+    const found = await discoveredService(env);
+    const key = found && (await keyFor(env, req.forward.apiKey, found.url));
+    if (found && key) {
+      process.stderr.write(`atrium: sending this through ${found.url}, the service running on this machine (data folder ${found.data_dir})\n`);
+      // The service's folder, not ./data: what a command records about the folder (a backup) goes there.
+      return { config: { ...config, dataDir: found.data_dir }, service: { url: found.url, key } };
+    }
+  }
   if (holder) {
-    const key = req.forward?.apiKey || (req.forward && holder.url ? await savedKey(env, holder.url) : undefined);
+    const key = req.forward && holder.url ? await keyFor(env, req.forward.apiKey, normalizeServiceUrl(holder.url)) : undefined;
     if (req.forward && holder.url && key) {
       process.stderr.write(`atrium: data folder ${dir} is held by the running service: sending this through ${holder.url}\n`);
       return { config, service: { url: holder.url, key } };
@@ -108,6 +119,28 @@ export async function storageFor(env: NodeJS.ProcessEnv, req: StorageRequest): P
   return { config };
 }
 
+/** The key for a service: the one given, else the one `atrium login` saved, else the local key of a service this user runs here. */
+async function keyFor(env: NodeJS.ProcessEnv, given: string | undefined, url: string): Promise<string | undefined> {
+  if (given) return given;
+  const saved = await savedKey(env, url);
+  if (saved) return saved;
+  return (await runningServices(env)).find((s) => normalizeServiceUrl(s.url) === url)?.local_key;
+}
+
+/**
+ * The one service running on this machine (src/platform/running.ts), or undefined when there is none. Several is a
+ * refusal naming them: the CLI does not guess which one a command is for.
+ */
+export async function discoveredService(env: NodeJS.ProcessEnv): Promise<{ url: string; data_dir: string } | undefined> {
+  const found = await runningServices(env);
+  if (found.length > 1) {
+    const list = found.map((s) => `${s.url} (data folder ${s.data_dir})`).join(', ');
+    throw new CliRefusal(`${found.length} Atrium services are running on this machine: ${list}. Name one with --url (or ATRIUM_URL), or its folder with ATRIUM_DATA_DIR`, 2);
+  }
+  const one = found[0];
+  return one ? { url: normalizeServiceUrl(one.url), data_dir: one.data_dir } : undefined;
+}
+
 export function cliLogger(env: NodeJS.ProcessEnv): Logger {
   return createLogger({ level: env.LOG_LEVEL ?? 'warn', destination: process.stderr as never });
 }
@@ -124,30 +157,19 @@ export async function withStorage<T>(target: StorageTarget, env: NodeJS.ProcessE
   }
 }
 
-/** One request to the running service; its error answer becomes an Error with the service's message. */
-export async function callService<S extends z.ZodType>(service: Service, schema: S, method: string, path: string, body?: unknown): Promise<z.infer<S>> {
-  let res: Response;
+/**
+ * One typed call to the running service through the generated client (packages/client): answers the success body;
+ * an error answer becomes a ServiceError with the service's own code and message.
+ *
+ *     const me = await callService(service, (atrium) => atrium.GET('/v1/me'));
+ */
+export async function callService<R extends { data?: unknown; error?: unknown; response: Response }>(service: Service, call: (atrium: AtriumClient) => Promise<R>): Promise<SuccessData<R>> {
   try {
-    res = await fetch(`${service.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${service.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    return await unwrap(call(createAtriumClient({ baseUrl: service.url, apiKey: service.key })));
   } catch (err) {
-    throw new Error(`the service at ${service.url} did not answer (${(err as Error).message}): is it still running?`);
+    if (!(err instanceof AtriumApiError)) throw err;
+    if (err.status === 0) throw new Error(`the service at ${service.url} did not answer: ${err.message}. Is it still running?`);
+    const where = err.url ? ` to ${new URL(err.url).pathname}` : '';
+    throw new ServiceError(`the service at ${service.url} answered ${err.status}${where}: ${err.message} (${err.code})`, err.status);
   }
-  const text = await res.text();
-  if (!res.ok) {
-    let message = text.slice(0, 500);
-    try {
-      const e = JSON.parse(text) as { error?: { code?: string; message?: string } };
-      if (e.error?.message) message = `${e.error.message} (${e.error.code ?? res.status})`;
-    } catch {
-      // not the documented error shape: show the start of the body
-    }
-    throw new ServiceError(`the service at ${service.url} answered ${res.status} to ${method} ${path}: ${message}`, res.status);
-  }
-  const parsed = schema.safeParse(text ? JSON.parse(text) : undefined);
-  if (!parsed.success) throw new Error(`the service at ${service.url} answered ${method} ${path} with an unexpected body: ${parsed.error.message}`);
-  return parsed.data;
 }

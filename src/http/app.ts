@@ -4,6 +4,7 @@ import { API_REFERENCE_PREFIX, operationIdFor, tagFor } from './operation-ids.ts
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   createJsonSchemaTransform,
+  createJsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -95,7 +96,8 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
       schema.security = [{ bearerAuth: [] }, { sessionCookie: [] }];
       schema['x-permission'] = permission;
       const note = `Permission: \`${permission}\`.`;
-      schema.description = schema.description ? `${String(schema.description)}\n\n${note}` : note;
+      // A GET route's HEAD twin shares this schema object: the note goes in once.
+      if (!String(schema.description ?? '').includes(note)) schema.description = schema.description ? `${String(schema.description)}\n\n${note}` : note;
     }
     schema.response = schema.response ?? {};
     const response = schema.response as Record<string, unknown>;
@@ -122,6 +124,7 @@ export async function buildApp(deps: AppDeps, opts: { metrics?: Metrics; systemO
       },
     },
     transform: createJsonSchemaTransform({ skipList: [] }),
+    transformObject: createJsonSchemaTransformObject({}),
   });
 
   app.addHook('onRequest', async (request) => {

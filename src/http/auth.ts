@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { authenticateKey, can, type Permission, type Principal } from '../access/index.ts';
+import { timingSafeEqual } from 'node:crypto';
+import { authenticateKey, can, PERMISSIONS, type Permission, type Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { authenticateAccessToken, isAccessToken } from '../auth/oauth-server/index.ts';
 import { AppError, Errors } from '../platform/errors.ts';
@@ -62,6 +63,7 @@ export async function authenticateBearer(deps: AppDeps, client: string, token: s
   // present expired tokens routinely before refreshing. Unknown bearers count.
   const found = await underFailureThrottle(deps, client, async () => {
     if (!token) return null;
+    if (deps.localCliKey && isLocalCliKey(token, deps.localCliKey)) return { principal: localCliPrincipal() };
     if (isAccessToken(token)) {
       const access = await authenticateAccessToken(deps.db, token, deps.clock.now());
       return access.known ? access : null;
@@ -70,6 +72,17 @@ export async function authenticateBearer(deps: AppDeps, client: string, token: s
     return principal ? { principal } : null;
   });
   return found?.principal ?? null;
+}
+
+function isLocalCliKey(token: string, key: string): boolean {
+  const a = Buffer.from(token);
+  const b = Buffer.from(key);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The CLI of the user who runs this service, on the same machine (AppDeps.localCliKey): audited as `local-cli`. */
+function localCliPrincipal(): Principal {
+  return { kind: 'api_key', id: 'local-cli', tenantId: DEFAULT_TENANT, userId: 'local-cli', permissions: new Set(PERMISSIONS), email: null };
 }
 
 /** Where an OAuth access token is accepted: the resource it was issued for, the MCP endpoint (and its REST wrappers). */

@@ -26,6 +26,12 @@ export interface AppDeps {
   readonly rateLimiter: RateLimiter;
   /** Failed API-key attempts per client address (429 over the limit); absent = not limited. */
   readonly authFailures?: FailureThrottle;
+  /**
+   * A per-run key (`atrium serve` on embedded storage) written owner-only to this machine's running-services record
+   * (src/platform/running.ts), so the same user's CLI reaches the service without a login; admin of tenant `default`,
+   * accepted only by this process while it runs.
+   */
+  readonly localCliKey?: string;
   /** Tried in order after the bearer API key; the SSO capability adds its session authenticator. */
   readonly authenticators?: readonly RequestAuthenticator[];
   /** Embedding models (src/embeddings): the default for new documents and queries, and every other configured one. */

@@ -8,6 +8,8 @@ export const errorBody = z
       details: z.unknown().optional(),
     }),
   })
-  .describe('The error shape of every endpoint');
+  .describe('The error shape of every endpoint')
+  // One named component (`#/components/schemas/Error`) the operations refer to, so clients generate one error type.
+  .meta({ id: 'Error' });
 
 export const isoTimestamp = z.string().describe('ISO 8601 UTC timestamp');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { acceptBootstrapKey, createFailureThrottle, createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
 import { createSessionAuthenticator } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
@@ -45,6 +46,8 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       secrets: createSecretBox(secretKey),
       rateLimiter: createTokenBucketLimiter(config.rateLimit),
       ...(config.authFailuresPerMinute > 0 ? { authFailures: createFailureThrottle({ perMinute: config.authFailuresPerMinute }) } : {}),
+      // `atrium serve` on embedded storage: a key for this machine's CLI (see src/platform/running.ts).
+      ...(opts.command === 'serve' && config.storage === 'pglite' ? { localCliKey: `atr_local_${randomBytes(24).toString('base64url')}` } : {}),
       authenticators: [createSessionAuthenticator({ db, clock: opts.clock ?? systemClock })],
       embeddings,
       connectorDocuments: documentStoreFor(() => deps),

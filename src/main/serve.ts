@@ -2,6 +2,8 @@ import path from 'node:path';
 import { issueSetupCode } from '../access/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../platform/log.ts';
+import { announceRunning } from '../platform/running.ts';
+import { VERSION } from '../platform/version.ts';
 import { startBanner } from './banner.ts';
 import { createRuntime } from './runtime.ts';
 
@@ -31,6 +33,15 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     localUrl = `http://${host}:${addr.port}`;
     await rt.deps.db.announceUrl?.(localUrl);
   }
+  // And through this machine's running-services record, from any folder, with a key for the same user's CLI.
+  const unannounce = rt.deps.localCliKey
+    ? await announceRunning(process.env, { url: localUrl, data_dir: path.resolve(config.dataDir), version: VERSION, started_at: new Date().toISOString(), local_key: rt.deps.localCliKey }).catch(
+        (err: unknown) => {
+          log.warn({ err }, 'could not record this service for the CLI to find (it can still be named with --url)');
+          return undefined;
+        },
+      )
+    : undefined;
   // Only a process that serves the console offers the first-run link (in production, any API process: the code is
   // stored, so the link works on whichever one the browser reaches).
   const setup = config.role !== 'worker' ? await issueSetupCode(rt.deps.db, new Date()) : null;
@@ -63,6 +74,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     }, 20_000);
     force.unref();
     try {
+      await unannounce?.();
       await rt.close();
       log.info('stopped cleanly');
       process.exitCode = 0;

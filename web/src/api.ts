@@ -1,5 +1,9 @@
 // The console's only way to the service: same-origin fetch to /v1 with the API key from
-// sessionStorage (or the SSO session cookie, which the browser sends by itself).
+// sessionStorage (or the SSO session cookie, which the browser sends by itself). Calls go through the typed client
+// generated from the service's OpenAPI document (packages/client): `call((c) => c.GET('/v1/me'))`.
+import { AtriumApiError, type AtriumClient, createAtriumClient, type Outcome, type SuccessData, unwrap } from '../../packages/client/src/index.ts';
+
+export type { OperationRequestBody, OperationResponse } from '../../packages/client/src/index.ts';
 
 const KEY_STORAGE = 'atrium.apiKey';
 
@@ -20,17 +24,34 @@ export function storeKey(key: string | null): void {
   }
 }
 
-/** An API error carrying the service's own `{error: {code, message, details}}`. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly details: unknown;
+/** An API error carrying the service's own `{error: {code, message, details}}` (the typed client's error). */
+export class ApiError extends AtriumApiError {
   constructor(status: number, code: string, message: string, details?: unknown) {
-    super(message);
+    super(status, code, message, details);
     this.name = 'ApiError';
-    this.status = status;
-    this.code = code;
-    this.details = details;
+  }
+}
+
+const UNREACHABLE = 'The Atrium service could not be reached. Check that it is running.';
+
+/** The service's API, typed from its OpenAPI document, with the tab's stored key (or the session cookie). */
+export const atrium: AtriumClient = createAtriumClient({ baseUrl: '', apiKey: storedKey });
+
+/**
+ * One typed call: `await call((c) => c.GET('/v1/connectors/{id}', { params: { path: { id } }, signal }))` answers the
+ * success body typed from the schema, or throws an ApiError. `key`: an explicit key (checking one before storing it),
+ * or null for none (public endpoints); either way a rejection says nothing about the signed-in state.
+ */
+export async function call<R extends Outcome>(fn: (client: AtriumClient) => Promise<R>, opts: { readonly key?: string | null } = {}): Promise<SuccessData<R>> {
+  const sent = opts.key === undefined ? storedKey() : opts.key;
+  const client = opts.key === undefined ? atrium : createAtriumClient({ baseUrl: '', apiKey: opts.key });
+  try {
+    return await unwrap(fn(client));
+  } catch (err) {
+    if (!(err instanceof AtriumApiError)) throw err;
+    const e = new ApiError(err.status, err.code, err.status === 0 ? UNREACHABLE : err.message, err.details);
+    if (opts.key === undefined && credentialRejected(e)) for (const listener of unauthorizedListeners) listener(sent);
+    throw e;
   }
 }
 
@@ -67,7 +88,7 @@ async function send(path: string, opts: RequestOptions): Promise<Response> {
     res = await fetch(buildUrl(path, opts.query), { method: opts.method ?? 'GET', headers, body, signal: opts.signal, credentials: 'same-origin' });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new ApiError(0, 'network_error', 'The Atrium service could not be reached. Check that it is running.');
+    throw new ApiError(0, 'network_error', UNREACHABLE);
   }
   if (!res.ok) {
     const err = await toApiError(res);

@@ -1,15 +1,9 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
-import { ApiError, api, onUnauthorized, storedKey, storeKey } from './api.ts';
+import { ApiError, call, type OperationResponse, onUnauthorized, storedKey, storeKey } from './api.ts';
 
-export type Permission = 'query' | 'connector:read' | 'connector:write' | 'ai_usage:read' | 'admin';
-
-export interface Me {
-  readonly tenant_id: string;
-  readonly kind: 'api_key' | 'session' | 'bootstrap';
-  readonly id: string;
-  readonly user_id: string;
-  readonly permissions: readonly Permission[];
-}
+/** Who is signed in, as GET /v1/me answers it (types generated from the OpenAPI document). */
+export type Me = OperationResponse<'getMe'>;
+export type Permission = Me['permissions'][number];
 
 /** Shown on the sign-in page when the service stops accepting the credential the console was using. */
 export const CREDENTIAL_REJECTED = 'Your API key or session is no longer valid: it was revoked or has expired. Sign in again.';
@@ -62,7 +56,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   );
 
   useEffect(() => {
-    api<Me>('/v1/me')
+    call((c) => c.GET('/v1/me'))
       .then(setMe)
       .catch((err: unknown) => {
         // A 401 is "signed out" (a stale stored key was forgotten by the listener above), not an error; a
@@ -74,7 +68,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const signInWithKey = useCallback(async (key: string) => {
-    const who = await api<Me>('/v1/me', { key });
+    const who = await call((c) => c.GET('/v1/me'), { key });
     storeKey(key);
     setError(undefined);
     setNotice(null);
@@ -87,7 +81,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       storeKey(null);
       setMe(null);
       setNotice(why ?? null);
-      if (wasSession) await api('/v1/auth/logout', { method: 'POST', key: null }).catch(() => undefined);
+      if (wasSession) await call((c) => c.POST('/v1/auth/logout'), { key: null }).catch(() => undefined);
     },
     [me],
   );

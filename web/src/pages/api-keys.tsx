@@ -1,19 +1,9 @@
 import { type FormEvent, useState } from 'react';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { Badge, ConfirmButton, CopyButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { type Permission, useSession } from '../session.tsx';
-
-interface ApiKey {
-  readonly id: string;
-  readonly name: string;
-  readonly key_prefix: string;
-  readonly permissions: Permission[];
-  readonly created_at: string;
-  readonly last_used_at: string | null;
-  readonly revoked_at: string | null;
-}
 
 const ALL: readonly Permission[] = ['query', 'connector:read', 'connector:write', 'ai_usage:read', 'admin'];
 
@@ -21,18 +11,18 @@ export function ApiKeysPage() {
   const session = useSession();
   // The key this console is signed in with (GET /v1/me names a key principal by the key's id).
   const currentKeyId = session.me && session.me.kind !== 'session' ? session.me.id : null;
-  const list = useLoad((signal) => api<{ api_keys: ApiKey[] }>('/v1/api-keys', { signal }), []);
+  const list = useLoad((signal) => call((c) => c.GET('/v1/api-keys', { signal })), []);
   const [name, setName] = useState('');
   const [perms, setPerms] = useState<Set<Permission>>(new Set(['query']));
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const create = useAction(async () => {
-    const res = await api<ApiKey & { key: string }>('/v1/api-keys', { method: 'POST', body: { name: name.trim(), permissions: ALL.filter((p) => perms.has(p)) } });
+    const res = await call((c) => c.POST('/v1/api-keys', { body: { name: name.trim(), permissions: ALL.filter((p) => perms.has(p)) } }));
     setCreated({ name: res.name, key: res.key });
     setName('');
     list.reload();
   });
   const revoke = useAction(async (id: string) => {
-    await api(`/v1/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    await call((c) => c.DELETE('/v1/api-keys/{id}', { params: { path: { id } } }));
     if (id === currentKeyId) await session.signOut('You revoked the API key you were signed in with. Sign in with another key.');
     else list.reload();
   });

@@ -1,4 +1,4 @@
-import { api, isRecord } from '../api.ts';
+import { call, isRecord } from '../api.ts';
 import { Badge } from '../components/ui.tsx';
 
 export const STATES = ['disconnected', 'connecting', 'connected', 'syncing', 'idle', 'error', 'rate_limited', 'paused'] as const;
@@ -73,21 +73,22 @@ export function noSyncReason(kind: CatalogKind | undefined): string | null {
 }
 
 export async function syncConnector(id: string, full: boolean): Promise<void> {
-  await api(`/v1/connectors/${encodeURIComponent(id)}/sync`, { method: 'POST', query: { full } });
+  await call((c) => c.POST('/v1/connectors/{id}/sync', { params: { path: { id }, query: { full: full ? 'true' : 'false' } } }));
 }
 
 export async function setPaused(id: string, paused: boolean): Promise<void> {
-  await api(`/v1/connectors/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, { method: 'POST' });
+  const params = { path: { id } };
+  await call((c) => (paused ? c.POST('/v1/connectors/{id}/pause', { params }) : c.POST('/v1/connectors/{id}/resume', { params })));
 }
 
 export async function deleteConnector(id: string): Promise<void> {
-  await api(`/v1/connectors/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  await call((c) => c.DELETE('/v1/connectors/{id}', { params: { path: { id } } }));
 }
 
 /** The provider's authorization URL for an OAuth kind, bound to this connector. */
 export async function oauthUrl(type: string, connectorId: string): Promise<string> {
-  const res = await api<unknown>(`/v1/connectors/${encodeURIComponent(type)}/oauth-url`, { query: { connector_id: connectorId } });
-  const url = isRecord(res) ? (str(res.url) ?? str(res.oauth_url) ?? str(res.authorization_url)) : undefined;
+  const res = await call((c) => c.GET('/v1/connectors/{connector_type}/oauth-url', { params: { path: { connector_type: type }, query: { connector_id: connectorId } } }));
+  const url = str(res.url);
   if (!url) throw new Error('The service returned no authorization URL.');
   return url;
 }

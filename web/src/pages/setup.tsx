@@ -1,14 +1,10 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { api } from '../api.ts';
+import { call, type OperationResponse } from '../api.ts';
 import { ErrorBox, Field } from '../components/ui.tsx';
 import { navigate } from '../router.tsx';
 import { useSession } from '../session.tsx';
 
-interface Created {
-  readonly id: string;
-  readonly key: string;
-  readonly name: string;
-}
+type Created = OperationResponse<'postSetup'>;
 
 /** The one-time code of the start banner's link, taken out of the address bar as soon as it is read. */
 function takeCode(): string {
@@ -33,7 +29,7 @@ export function SetupPage() {
 
   useEffect(() => {
     document.title = 'Set up · Atrium';
-    api<{ setup_required: boolean }>('/v1/setup', { key: null })
+    call((c) => c.GET('/v1/setup'), { key: null })
       .then((r) => setRequired(r.setup_required))
       .catch(setError);
   }, []);
@@ -43,7 +39,7 @@ export function SetupPage() {
     setPending(true);
     setError(undefined);
     try {
-      setCreated(await api<Created>('/v1/setup', { method: 'POST', key: null, body: { code: code.trim(), name: name.trim() } }));
+      setCreated(await call((c) => c.POST('/v1/setup', { body: { code: code.trim(), name: name.trim() } }), { key: null }));
     } catch (err) {
       setError(err);
     } finally {
