@@ -67,10 +67,6 @@ describe('embedded storage has one owner (CLI and service as processes on one fo
       assert.match(r.stderr, new RegExp(`in use by \`atrium serve\` \\(pid ${server.child.pid} .*\\) at ${server.url}`), args.join(' '));
       assert.match(r.stderr, /stop the service|stop it first|Pass an API key/i, args.join(' '));
     }
-    // The folder-scanning ingest refuses even with a key, saying why.
-    const folder = await runCli(['ingest', path.join(root, 'folder'), '--no-embed'], { ...env, ATRIUM_API_KEY: ADMIN });
-    assert.equal(folder.code, 3);
-    assert.match(folder.stderr, /scan state .* over HTTP: stop the service/);
     const lock = await readLock(dataDir);
     assert.equal(lock?.pid, server.child.pid, 'the service still holds the folder');
     const keys = (await fetch(`${server.url}/v1/api-keys`, { headers: auth }).then((r) => r.json())) as { api_keys: { name: string; revoked_at: string | null }[] };
@@ -103,6 +99,37 @@ describe('embedded storage has one owner (CLI and service as processes on one fo
     const backup = await runCli(['backup', path.join(root, 'online.tar.gz')], withKey);
     assert.equal(backup.code, 0, backup.stderr);
     assert.match(backup.stdout, new RegExp(`backup of ${dataDir} written to ${path.join(root, 'online.tar.gz')}`));
+  });
+
+  it('ingests a folder through the running service: changed files only on the next run, removed files deleted', async () => {
+    assert.ok(server);
+    const withKey = { ...env, ATRIUM_API_KEY: ADMIN };
+    const folder = path.join(root, 'pushed-folder');
+    await fs.mkdir(folder);
+    await fs.writeFile(path.join(folder, 'a.md'), '# A\n\nWombats dig burrows.');
+    const first = await runCli(['ingest', folder, '--json'], withKey);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, new RegExp(`sending this through ${server.url}`));
+    const one = JSON.parse(first.stdout) as { source: string; added: number; deleted: number };
+    assert.deepEqual([one.added, one.deleted], [1, 0]);
+    const lexical = async (q: string) =>
+      (JSON.parse((await runCli(['search', q, '--mode', 'lexical', '--json'], withKey)).stdout) as { passages: { external_id: string }[] }).passages.map((p) => p.external_id);
+    assert.deepEqual(await lexical('wombats'), ['a.md']);
+    await fs.writeFile(path.join(folder, 'b.md'), '# B\n\nEchidnas lay eggs.');
+    await fs.rm(path.join(folder, 'a.md'));
+    const second = await runCli(['ingest', folder, '--json'], withKey);
+    assert.equal(second.code, 0, second.stderr);
+    const two = JSON.parse(second.stdout) as { source: string; added: number; deleted: number; unchanged: number };
+    assert.deepEqual([two.source, two.added, two.deleted], [one.source, 1, 1], 'the same source; b.md sent, a.md deleted');
+    assert.deepEqual(await lexical('echidnas'), ['b.md']);
+    assert.deepEqual(await lexical('wombats'), [], 'the removed file is gone from search');
+    const third = JSON.parse((await runCli(['ingest', folder, '--json'], withKey)).stdout) as { added: number; updated: number; unchanged: number };
+    assert.deepEqual([third.added, third.updated, third.unchanged], [0, 0, 1], 'nothing changed: nothing sent');
+    const empty = path.join(root, 'empty-folder');
+    await fs.mkdir(empty);
+    const none = await runCli(['ingest', empty], withKey);
+    assert.notEqual(none.code, 0);
+    assert.match(none.stderr, /nothing to ingest/);
   });
 
   it('kill -9 of the service mid-write: the folder opens and every acknowledged push is there', async () => {

@@ -17,10 +17,10 @@ import {
   searchPassages,
   upsertDocuments,
 } from '../documents/index.ts';
-import { SUPPORTED_EXTENSIONS } from '../documents/files/index.ts';
 import { createProgress } from '../documents/progress.ts';
 import { createEmbeddingRegistry } from '../embeddings/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
+import { ingestFolderThroughService, nothingToIngest } from './folder-push.ts';
 import { type DocumentSource, documentSourceFor } from './imports.ts';
 import type { OperationRequestBody } from '../../packages/client/src/index.ts';
 import { callService, type Service, type StorageTarget, storageFor, withStorage } from './storage.ts';
@@ -204,15 +204,15 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
       }
       const where = await storageFor(env, {
         command: 'ingest',
-        forward: docs ? { permission: 'connector:write', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY } : undefined,
-        whyNot: docs ? undefined : 'a folder is scanned here, against the scan state stored with its source, which the service does not take over HTTP',
+        forward: { permission: 'connector:write', apiKey: opts.apiKey ?? env.ATRIUM_API_KEY },
       });
       const service = where.service;
       const summary = service
         ? await (async () => {
             if (opts.tenant !== 'default') throw new InvalidArgumentError('--tenant: through the service, documents go to the API key\'s tenant');
-            const total = await checkSource(docs as DocumentSource);
-            return ingestThroughService(service, abs, docs as DocumentSource, opts.source, total);
+            if (!docs) return ingestFolderThroughService(env, service, abs, opts.source, withPathHash(`folder-${slug(path.basename(abs))}`, abs));
+            const total = await checkSource(docs);
+            return ingestThroughService(service, abs, docs, opts.source, total);
           })()
         : await withDocuments(where, env, 'ingest', opts.embed, async (deps) => {
         const tenantId = opts.tenant;
@@ -283,9 +283,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           errors = scan.errors;
           if (existing === undefined && scan.upserts.length === 0 && scan.unchanged === 0) {
             const unreadable = scan.errors.length ? ` (${scan.errors.length} unreadable: ${scan.errors.slice(0, 3).map((e) => e.path).join(', ')})` : '';
-            throw new Error(
-              `${abs}: nothing to ingest${unreadable}. A folder is scanned for ${SUPPORTED_EXTENSIONS.join(' ')} files; a Slack export needs channels.json and users.json at its top; zips, CSV and JSONL files are ingested as files`,
-            );
+            throw new Error(nothingToIngest(abs, unreadable));
           }
           await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
           unchanged += scan.unchanged;
