@@ -1,0 +1,47 @@
+import { aclCondition, type Viewer } from '../acl.ts';
+import type { SearchRequest } from '../types.ts';
+import type { Params } from './sql.ts';
+
+/** The request's filters as SQL on documents `d` (and connectors `k`), with the joins they need. */
+export interface FilterPlan {
+  /** The conditions, each as ` AND …` (empty when nothing is filtered). */
+  readonly sql: string;
+  /** Whether any condition reads the document (then `docJoin` joins it to chunks `c`). */
+  readonly needsDoc: boolean;
+  readonly docJoin: string;
+  readonly conJoin: string;
+  /** The ids of the documents that pass the filters; `gate` is a one-time condition put in front. */
+  passingDocs(gate?: string): string;
+}
+
+/**
+ * The reader's ACL view is one more filter on the candidate set: every path (lexical, vector, fallbacks) applies
+ * it before its LIMIT, so top-k is the reader's top-k and nothing they may not read is scored or counted.
+ */
+export function planFilters(req: SearchRequest, viewer: Viewer, tenant: string, p: Params): FilterPlan {
+  const parts: string[] = [];
+  let needsConnector = false;
+  const f = req.filters ?? {};
+  const acl = aclCondition(viewer, (v) => p.add(v));
+  if (acl) parts.push(acl);
+  if (req.sources?.length) parts.push(`d.source_node = ANY(${p.add([...req.sources])}::text[])`);
+  if (f.after) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) >= ${p.add(f.after)}::timestamptz`);
+  if (f.before) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) < ${p.add(f.before)}::timestamptz`);
+  if (f.authors?.length) parts.push(`d.author = ANY(${p.add([...f.authors])}::text[])`);
+  const types = [...(f.types ?? []), ...(f.document_types ?? [])];
+  if (types.length) parts.push(`d.document_type = ANY(${p.add(types)}::text[])`);
+  if (f.connector_types?.length) {
+    needsConnector = true;
+    parts.push(`k.connector_type = ANY(${p.add([...f.connector_types])}::text[])`);
+  }
+  const sql = parts.map((x) => ` AND ${x}`).join('');
+  const needsDoc = parts.length > 0;
+  const conJoin = needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
+  return {
+    sql,
+    needsDoc,
+    docJoin: needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '',
+    conJoin,
+    passingDocs: (gate = '') => `SELECT d.id FROM documents d${conJoin} WHERE ${gate}d.tenant_id = ${tenant}${sql}`,
+  };
+}
