@@ -10,8 +10,18 @@ export interface FilterPlan {
   readonly needsDoc: boolean;
   readonly docJoin: string;
   readonly conJoin: string;
-  /** The ids of the documents that pass the filters; `gate` is a one-time condition put in front. */
-  passingDocs(gate?: string): string;
+  /** The reader's ACL condition alone (` AND …`, or empty when the view is not filtered). */
+  readonly acl: string;
+  /** The other conditions (sources, dates, authors, types, connector types), ` AND …` each. */
+  readonly rest: string;
+  /** The ids of the documents that pass the filters (only `rest` with `withAcl` false); `gate` is a one-time condition put in front. */
+  passingDocs(gate?: string, withAcl?: boolean): string;
+  /**
+   * Whether chunk `c`'s document passes, as one scalar subquery per chunk: a plan that walks chunks in an index's
+   * order (HNSW, impact lists) keeps that order and looks each document up, whatever the planner guesses about
+   * how many pass (a prepared statement's generic plan guesses 1 % for `acl_principals && $n`).
+   */
+  readonly chunkPasses: string;
 }
 
 /**
@@ -22,8 +32,7 @@ export function planFilters(req: SearchRequest, viewer: Viewer, tenant: string, 
   const parts: string[] = [];
   let needsConnector = false;
   const f = req.filters ?? {};
-  const acl = aclCondition(viewer, (v) => p.add(v));
-  if (acl) parts.push(acl);
+  const aclSql = aclCondition(viewer, (v) => p.add(v));
   if (req.sources?.length) parts.push(`d.source_node = ANY(${p.add([...req.sources])}::text[])`);
   if (f.after) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) >= ${p.add(f.after)}::timestamptz`);
   if (f.before) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) < ${p.add(f.before)}::timestamptz`);
@@ -34,14 +43,19 @@ export function planFilters(req: SearchRequest, viewer: Viewer, tenant: string, 
     needsConnector = true;
     parts.push(`k.connector_type = ANY(${p.add([...f.connector_types])}::text[])`);
   }
-  const sql = parts.map((x) => ` AND ${x}`).join('');
-  const needsDoc = parts.length > 0;
+  const acl = aclSql ? ` AND ${aclSql}` : '';
+  const rest = parts.map((x) => ` AND ${x}`).join('');
+  const sql = `${acl}${rest}`;
+  const needsDoc = sql.length > 0;
   const conJoin = needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
   return {
     sql,
     needsDoc,
     docJoin: needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '',
     conJoin,
-    passingDocs: (gate = '') => `SELECT d.id FROM documents d${conJoin} WHERE ${gate}d.tenant_id = ${tenant}${sql}`,
+    acl,
+    rest,
+    passingDocs: (gate = '', withAcl = true) => `SELECT d.id FROM documents d${conJoin} WHERE ${gate}d.tenant_id = ${tenant}${withAcl ? sql : rest}`,
+    chunkPasses: `coalesce((SELECT true FROM documents d${conJoin} WHERE d.id = c.document_id AND d.tenant_id = c.tenant_id${sql}), false)`,
   };
 }

@@ -52,11 +52,14 @@ function bm25Sql(stats: TermStats, p: Params): string {
  * 1. `lcand`: every listed posting of the query terms, summed per chunk as idf · stored impact
  *    (a partial score: the BM25 of the chunk's listed terms with the avgdl of when they were
  *    written); the best `RESCORE_FACTOR × k` chunks go on (4× more with filters).
- * 2. `lfast`: those chunks, filtered, scored exactly (the same BM25 expression as the exhaustive
- *    path, current statistics), best k.
+ * 2. `lfast`: those chunks scored exactly (the same BM25 expression as the exhaustive path, current
+ *    statistics), best k. Filtered, `lpass` first keeps the best `RESCORE_FACTOR × k` of them by partial
+ *    score that pass the filters (the reader's ACL included), so only as many chunks are scored exactly
+ *    as without filters: the filter costs a document lookup per candidate, not a BM25 each.
  * 3. Bound: no chunk outside `lcand` can score above (the last partial score taken, or 0 if all
- *    were taken) + Σ idf · floor. If the k-th exact score reaches it, `lfast` IS the exact top-k
- *    (`lexicalExact`, computed by `impactExact` from the `lex_cands`/`lex_last` columns).
+ *    were taken) + Σ idf · floor; no passing chunk of `lcand` left out of a full `lpass` above lpass's last
+ *    partial + Σ idf · floor. If the k-th exact score reaches the bound, `lfast` IS the exact top-k
+ *    (`lexicalExact`, computed by `impactExact` from the `lex_cands`/`lex_last`/`lex_pass*` columns).
  * 4. `lex`: `lfast`, or, only where it can be needed, the exhaustive path: with filters when fewer
  *    than k of the candidates pass them and lcand may have missed a matching chunk (a list was cut,
  *    or lcand did not take every listed posting); without filters when fewer than k could be listed (short
@@ -68,7 +71,7 @@ function bm25Sql(stats: TermStats, p: Params): string {
 function impactCtes(
   stats: TermStats,
   p: Params,
-  o: { tenant: string; k: number; m: number; bm25: string; filters: FilterPlan; exhaustive: () => string },
+  o: { tenant: string; k: number; m: number; pass: number | null; bm25: string; filters: FilterPlan; exhaustive: () => string },
 ): { ctes: string[]; fallback: boolean } {
   const idfs = stats.terms.map((t) => bm25Idf(stats.chunkCount, t.df));
   const terms = p.add(stats.terms.map((t) => t.term));
@@ -82,11 +85,25 @@ function impactCtes(
       CROSS JOIN LATERAL unnest(s.top_seqs, s.top_impacts) AS u(x, i)
       GROUP BY u.x ORDER BY partial DESC LIMIT ${o.m}
     )`,
-    `lfast AS (
+    ...(o.pass === null
+      ? [
+          `lfast AS (
       SELECT c.id, ${o.bm25} AS score FROM lcand JOIN chunks c ON c.seq = lcand.seq${docJoin}${conJoin}
       WHERE c.tenant_id = ${o.tenant}${filterSql}
       ORDER BY score DESC LIMIT ${o.k}
     )`,
+        ]
+      : [
+          // Walked best partial first (the ordered subquery), each chunk's document looked up once, so the walk
+          // stops at the pass-th passing chunk, whatever the planner guesses about how many pass.
+          `lpass AS (
+      SELECT c.id, c.terms, c.tfs, c.length, l.partial FROM (SELECT seq, partial FROM lcand ORDER BY partial DESC) l
+      JOIN chunks c ON c.seq = l.seq
+      WHERE c.tenant_id = ${o.tenant} AND ${o.filters.chunkPasses}
+      ORDER BY l.partial DESC LIMIT ${o.pass}
+    )`,
+          `lfast AS (SELECT c.id, ${o.bm25} AS score FROM lpass c ORDER BY score DESC LIMIT ${o.k})`,
+        ]),
   ];
   const someCut = stats.terms.some((t) => t.floor > 0);
   const longest = Math.max(0, ...stats.terms.map((t) => t.listed));
@@ -117,6 +134,9 @@ export interface ImpactProbe {
   readonly last: number;
   /** Whether the exhaustive fallback ran. */
   readonly need: boolean;
+  /** Filtered: the passing chunks taken into `lpass`, and the last (lowest) partial score among them. */
+  readonly passed: number;
+  readonly passLast: number;
 }
 
 /** The lexical list of a query: its CTEs (ending in `lex (id, score)`) and the BM25 expression on chunk `c`. */
@@ -124,14 +144,15 @@ export interface LexicalPlan {
   readonly ctes: readonly string[];
   readonly bm25: string;
   /** Set when the top-k comes from the impact lists (see impactCtes). */
-  readonly impact: { readonly m: number; readonly floorSum: number; readonly fallback: boolean } | null;
+  readonly impact: { readonly m: number; readonly pass: number | null; readonly floorSum: number; readonly fallback: boolean } | null;
 }
 
 /** Whether the impact-list top-k is provably the exact BM25 top-k (see impactCtes); `scores` are the lexical list's. */
 export function impactExact(impact: NonNullable<LexicalPlan['impact']>, probe: ImpactProbe | null, scores: readonly number[], k: number): boolean {
   if (!probe) return true;
   if (probe.need) return true;
-  const bound = (probe.cands >= impact.m ? probe.last : 0) + impact.floorSum;
+  const outside = probe.cands >= impact.m ? probe.last : 0;
+  const bound = (impact.pass !== null && probe.passed >= impact.pass ? Math.max(outside, probe.passLast) : outside) + impact.floorSum;
   if (scores.length < k) return bound <= 0;
   return Math.min(...scores) >= bound * (1 + 1e-9);
 }
@@ -166,6 +187,7 @@ export async function planLexical(
   if (o.path === 'exhaustive') return { plan: { ctes: [`lex AS (${exhaustive()})`], bm25, impact: null }, corpusChunks: stats.chunkCount };
   const m = Math.min(20_000, k * RESCORE_FACTOR * (filters.needsDoc ? 4 : 1));
   const floorSum = stats.terms.reduce((sum, t) => sum + bm25Idf(stats.chunkCount, t.df) * t.floor, 0);
-  const built = impactCtes(stats, p, { tenant, k, m, bm25, filters, exhaustive });
-  return { plan: { ctes: built.ctes, bm25, impact: { m, floorSum, fallback: built.fallback } }, corpusChunks: stats.chunkCount };
+  const pass = filters.needsDoc ? Math.min(m, k * RESCORE_FACTOR) : null;
+  const built = impactCtes(stats, p, { tenant, k, m, pass, bm25, filters, exhaustive });
+  return { plan: { ctes: built.ctes, bm25, impact: { m, pass, floorSum, fallback: built.fallback } }, corpusChunks: stats.chunkCount };
 }

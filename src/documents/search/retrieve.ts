@@ -27,7 +27,7 @@ export function defaultDepths(limit: number): { lexical: number; vector: number 
 const EMPTY: RetrievedCandidates = { rows: [], candidates: [], lists: 0 };
 
 /** The planned statement of one query: its SQL and parameters, and how to run it. */
-interface Statement {
+export interface Statement {
   readonly sql: string;
   readonly params: readonly unknown[];
   readonly lexical: LexicalPlan | null;
@@ -47,7 +47,9 @@ function candidateSql(o: { tenant: string; rowAcl: string | null; lexical: Lexic
   const lexScore = lexical ? (useVec ? `coalesce(lex.score, ${lexical.bm25})` : 'lex.score') : '0::float8';
   const impact = lexical?.impact;
   const impactCols = impact
-    ? `(SELECT count(*) FROM lcand) AS lex_cands, (SELECT min(partial) FROM lcand) AS lex_last, ${impact.fallback ? '(SELECT need FROM lex_need)' : 'false'} AS lex_need,`
+    ? `(SELECT count(*) FROM lcand) AS lex_cands, (SELECT min(partial) FROM lcand) AS lex_last, ${impact.fallback ? '(SELECT need FROM lex_need)' : 'false'} AS lex_need,${
+        impact.pass !== null ? ' (SELECT count(*) FROM lpass) AS lex_pass, (SELECT min(partial) FROM lpass) AS lex_pass_last,' : ''
+      }`
     : '';
   return `WITH ${ctes.join(',\n')}, ids AS (${sources})
     SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
@@ -66,7 +68,7 @@ function candidateSql(o: { tenant: string; rowAcl: string | null; lexical: Lexic
  * over the query model's vectors (pgvector HNSW, or an exact dot-product scan where pgvector is absent), both
  * restricted by the filters and the reader's view before their LIMIT. Null when the query has no list at all.
  */
-async function planStatement(deps: DocumentsDeps, req: SearchRequest): Promise<Statement | null> {
+export async function planStatement(deps: DocumentsDeps, req: SearchRequest): Promise<Statement | null> {
   const mode = req.mode ?? 'hybrid';
   const limit = Math.max(1, Math.min(1000, Math.floor(req.limit)));
   const depths = req.candidates === undefined ? defaultDepths(limit) : null;

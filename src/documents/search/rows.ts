@@ -20,6 +20,8 @@ export interface SqlCandidateRow {
   readonly lex_cands?: number | string | null;
   readonly lex_last?: number | string | null;
   readonly lex_need?: boolean | null;
+  readonly lex_pass?: number | string | null;
+  readonly lex_pass_last?: number | string | null;
   readonly source_node: string;
   readonly external_id: string;
   readonly title: string;
@@ -119,7 +121,13 @@ export function candidateRows(raw: readonly SqlCandidateRow[], appCosine: { mode
 export function impactProbe(raw: readonly SqlCandidateRow[]): ImpactProbe | null {
   const first = raw[0];
   if (!first) return null;
-  return { cands: Number(first.lex_cands ?? 0), last: Number(first.lex_last ?? 0), need: first.lex_need === true };
+  return {
+    cands: Number(first.lex_cands ?? 0),
+    last: Number(first.lex_last ?? 0),
+    need: first.lex_need === true,
+    passed: Number(first.lex_pass ?? 0),
+    passLast: Number(first.lex_pass_last ?? 0),
+  };
 }
 
 /** The fusion input: per row its two scores and its rank in each list it is in. */

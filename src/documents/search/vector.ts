@@ -5,8 +5,9 @@ import type { FilterPlan } from './filters.ts';
 import { type Params, sqlString } from './sql.ts';
 
 /**
- * With filters, the vector list is scored exactly (no HNSW) when fewer documents than this pass them
- * (docs/retrieval.md, "Filters and the vector list"). `DocumentsDeps.exactVectorBelow` overrides it.
+ * With filters other than the reader's ACL, the vector list is scored exactly (no HNSW) when fewer documents than
+ * this pass them (docs/retrieval.md, "Filters and the vector list"). `DocumentsDeps.exactVectorBelow` overrides it
+ * (0: always the HNSW walk, even when it comes back short).
  */
 export const EXACT_VECTOR_BELOW = 1000;
 
@@ -57,7 +58,16 @@ interface VectorInput {
   readonly corpusChunks: number | null;
 }
 
-/** The vector list by pgvector: the HNSW ordering, or exact distances over the few documents a selective filter passes. */
+/**
+ * The vector list by pgvector. Unfiltered: the HNSW ordering. Filtered: the HNSW walk keeps only chunks whose
+ * document passes (`chunkPasses`, looked up per chunk, so the planner cannot trade the walk for exact distances
+ * over every passing chunk, as a generic plan of `JOIN documents … WHERE acl_principals && $n` did: 76k distances,
+ * ~2 s at 100k chunks). A walk that finds fewer than `depth` chunks (a reader or filter that passes a small share:
+ * `hnsw.iterative_scan` gives up after `hnsw.max_scan_tuples`), and a filter other than the ACL that passes fewer
+ * than `exactVectorBelow` documents (counted first through the filters' indexes, migration 052), score the passing
+ * documents' chunks exactly instead (`+ 0` keeps the planner off the HNSW ordering). One-time filters gate the
+ * branches, so only the ones needed run.
+ */
 function pgvectorPlan(deps: DocumentsDeps, o: VectorInput): VectorPlan {
   const { filters, tenant, depth } = o;
   const dims = o.vector.length;
@@ -65,33 +75,35 @@ function pgvectorPlan(deps: DocumentsDeps, o: VectorInput): VectorPlan {
   const v = `${o.p.add(vectorLiteral(o.vector, true))}::vector(${dims})`;
   const dist = (alias: string) => `(${alias}.embedding_vec::vector(${dims}) <=> ${v})`;
   const semanticSql = `CASE WHEN c.embedding_model = ${model} AND vector_dims(c.embedding_vec) = ${dims} THEN 1 - ${dist('c')} END`;
-  const hnsw = (gate = '') => `SELECT c.id FROM chunks c${filters.docJoin}${filters.conJoin}
-          WHERE ${gate}c.tenant_id = ${tenant} AND c.embedding_model = ${model}${filters.sql}
+  const base = { list: true, semanticSql, appCosine: null, boundedScan: null, efSearch: Math.max(40, Math.min(1000, depth * 2)) };
+  const walk = (gate = '', passes = '') => `SELECT c.id FROM chunks c
+          WHERE ${gate}c.tenant_id = ${tenant} AND c.embedding_model = ${model}${passes}
           ORDER BY ${dist('c')} LIMIT ${depth}`;
   const exactBelow = deps.exactVectorBelow ?? EXACT_VECTOR_BELOW;
-  const base = { list: true, semanticSql, appCosine: null, boundedScan: null, efSearch: Math.max(40, Math.min(1000, depth * 2)) };
-  if (!filters.needsDoc || exactBelow <= 0) return { ...base, ctes: [`vec AS (${hnsw()})`] };
-  // A selective filter starves the HNSW scan: it walks the graph until enough chunks pass, at
-  // most hnsw.max_scan_tuples (20,000) of them, so it gets slow and can even come back short.
-  // When few documents pass, their chunks are scored exactly instead (found through the
-  // filter's indexes; `+ 0` keeps the planner off the HNSW ordering). One-time filters gate
-  // the two branches, so only one runs.
-  return {
-    ...base,
-    ctes: [
-      `vec_exact AS (
-            SELECT count(*) < ${exactBelow} AS yes FROM (${filters.passingDocs()} LIMIT ${exactBelow}) x
-          )`,
-      `vec AS (
-            (${hnsw('NOT (SELECT yes FROM vec_exact) AND ')})
+  if (!filters.needsDoc) return { ...base, ctes: [`vec AS (${walk()})`] };
+  if (exactBelow <= 0) return { ...base, ctes: [`vec AS (${walk('', ` AND ${filters.chunkPasses}`)})`] };
+  const ctes: string[] = [];
+  let walkGate = '';
+  if (filters.rest) {
+    ctes.push(`vec_exact AS (
+            SELECT count(*) < ${exactBelow} AS yes FROM (${filters.passingDocs('', false)} LIMIT ${exactBelow}) x
+          )`);
+    walkGate = 'NOT (SELECT yes FROM vec_exact) AND ';
+  }
+  // Gated off (a small filtered set), the walk finds nothing, so the exact branch runs.
+  const short = `(SELECT count(*) FROM vec_walk) < ${depth}`;
+  ctes.push(
+    `vec_walk AS (${walk(walkGate, ` AND ${filters.chunkPasses}`)})`,
+    `vec AS (
+            SELECT id FROM vec_walk WHERE NOT ${short}
             UNION ALL
-            (SELECT c.id FROM (${filters.passingDocs('(SELECT yes FROM vec_exact) AND ')} OFFSET 0) fd
+            (SELECT c.id FROM (${filters.passingDocs(`${short} AND `)} OFFSET 0) fd
              JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id
              WHERE c.embedding_model = ${model}
              ORDER BY ${dist('c')} + 0 LIMIT ${depth})
           )`,
-    ],
-  };
+  );
+  return { ...base, ctes };
 }
 
 /** The vector list without pgvector: an exact dot product over every chunk, skipped in hybrid mode above NO_PGVECTOR_SCAN_MAX chunks. */
