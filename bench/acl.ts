@@ -25,8 +25,8 @@ import { createLogger } from '../src/platform/log.ts';
 import { machineLine, writeBenchSection } from './report.ts';
 
 const CHUNKS = Number(process.env.ACL_BENCH_CHUNKS ?? 100_000);
-const QUERIES = Number(process.env.ACL_BENCH_QUERIES ?? 200);
-const WARMUP = Number(process.env.ACL_BENCH_WARMUP ?? 20);
+const QUERIES = Number(process.env.ACL_BENCH_QUERIES ?? 100);
+const WARMUP = Number(process.env.ACL_BENCH_WARMUP ?? 10);
 const RESTRICTED_PERCENT = 30;
 const GROUPS = 100;
 const PERSON_GROUPS = 20;

@@ -82,9 +82,10 @@ export async function planStatement(deps: DocumentsDeps, req: SearchRequest): Pr
   const tenant = p.add(req.tenantId);
   const viewer = await effectiveViewer(deps.db, req.tenantId, req.viewer);
   const filters = planFilters(req, viewer, tenant, p);
-  // Also on the returned rows, with the reader's own view: a restricted document stored between the probe in
-  // effectiveViewer and this statement is never returned (the candidate paths skipped the filter for speed).
-  const rowAcl = aclCondition(req.viewer, (v) => p.add(v));
+  // When the probe in effectiveViewer let the candidate paths skip the filter (no restricted document then), the
+  // returned rows are still checked with the reader's own view: a restricted document stored between the probe and
+  // this statement is never returned. Filtered, every candidate list already applied it.
+  const rowAcl = viewer === req.viewer ? null : aclCondition(req.viewer, (v) => p.add(v));
   const lex = useLex
     ? await planLexical(deps, { tenantId: req.tenantId, language: resolveSettings(deps).ftsLanguage, query, k, tenant, filters, p, path: req.lexicalPath })
     : null;
