@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config/index.ts';
 import { type EvalResult, type ModeResult, runEval } from '../src/documents/eval/run.ts';
 import { DEFAULT_FEEDBACK, rocchioCandidates, rowVectors } from '../src/documents/feedback.ts';
 import type { Candidate } from '../src/documents/fusion.ts';
-import { DEFAULT_ALPHA, DEFAULT_FUSION } from '../src/documents/search.ts';
+import { DEFAULT_ALPHA, DEFAULT_FUSION } from '../src/documents/search/index.ts';
 import { createEmbeddingRegistry } from '../src/embeddings/registry.ts';
 import { createLogger } from '../src/platform/log.ts';
 import { machineLine, writeBenchSection } from './report.ts';

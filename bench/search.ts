@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config/index.ts';
 import { loadBeir } from '../src/documents/eval/beir.ts';
 import { percentile } from '../src/documents/eval/metrics.ts';
 import { searchPassages, upsertDocuments } from '../src/documents/index.ts';
-import { defaultDepths, retrieveCandidates } from '../src/documents/search.ts';
+import { defaultDepths, retrieveCandidates } from '../src/documents/search/index.ts';
 import { createEmbeddingRegistry } from '../src/embeddings/index.ts';
 import { type DatabaseExecutor, migrate, openPglite } from '../src/platform/db/index.ts';
 import { createLogger } from '../src/platform/log.ts';

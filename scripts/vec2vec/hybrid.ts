@@ -8,7 +8,7 @@
 // as the federated query ranks it (translatedMatch: c·(0.65·semantic + 0.35·lexical) + (1 − c)·lexical).
 import path from 'node:path';
 import { embedPendingChunks } from '../../src/documents/embed.ts';
-import { rankCandidates, retrieveCandidates } from '../../src/documents/search.ts';
+import { rankCandidates, retrieveCandidates } from '../../src/documents/search/index.ts';
 import { storeDocuments } from '../../src/documents/store.ts';
 import type { Candidate } from '../../src/documents/fusion.ts';
 import { loadBeir } from '../../src/documents/eval/beir.ts';

@@ -60,6 +60,20 @@ export function aclCondition(viewer: Viewer | undefined, add: (v: unknown) => st
 export async function effectiveViewer(db: Queryable, tenantId: string, viewer: Viewer | undefined): Promise<Viewer> {
   const v = viewer ?? EVERYONE;
   if ('all' in v) return v;
+  const known = restrictedSeen.get(db)?.get(tenantId);
+  if (known !== undefined && known > Date.now()) return v;
   const r = await db.query(`SELECT 1 FROM documents WHERE tenant_id = $1 AND NOT (acl_principals && ARRAY['*', 'public']::text[]) LIMIT 1`, [tenantId]);
-  return r.rows.length === 0 ? ALL_DOCUMENTS : v;
+  if (r.rows.length === 0) return ALL_DOCUMENTS;
+  const byTenant = restrictedSeen.get(db) ?? new Map<string, number>();
+  byTenant.set(tenantId, Date.now() + RESTRICTED_SEEN_MS);
+  restrictedSeen.set(db, byTenant);
+  return v;
 }
+
+/**
+ * How long a tenant found to hold restricted documents skips the probe (one round trip, ~1-2 ms of a PGlite query):
+ * filtering is always correct, so a stale "yes" (the last restricted document deleted meanwhile) only costs the
+ * filtered query shape until it expires; a "no" is never remembered.
+ */
+const RESTRICTED_SEEN_MS = 30_000;
+const restrictedSeen = new WeakMap<Queryable, Map<string, number>>();

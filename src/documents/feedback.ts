@@ -85,8 +85,8 @@ export function rocchioCandidates(
  * The stored vector of each candidate row that has a semantic score (`chunk_id`, `vec` as either
  * column returns it); rows in another model's space are not parsed.
  */
-export function rowVectors(rows: readonly Record<string, unknown>[]): Map<string, Float32Array | null> {
+export function rowVectors(rows: readonly { readonly chunk_id: string; readonly semantic: number | null; readonly vec: unknown }[]): Map<string, Float32Array | null> {
   const out = new Map<string, Float32Array | null>();
-  for (const r of rows) if (r.semantic !== null && r.semantic !== undefined) out.set(String(r.chunk_id), parseVector(r.vec));
+  for (const r of rows) if (r.semantic !== null && r.semantic !== undefined) out.set(r.chunk_id, parseVector(r.vec));
   return out;
 }

@@ -12,7 +12,7 @@ export {
   scanFolder,
 } from './files/index.ts';
 export { contentHash } from './hash.ts';
-export { embedQuery, searchPassages } from './search.ts';
+export { embedQuery, searchPassages } from './search/index.ts';
 export {
   countDocuments,
   deleteConnectorDocuments,

@@ -108,9 +108,9 @@ export interface DocumentsDeps {
   readonly hnswMinVectors?: number;
   /** With filters, score the vector list exactly below this many passing documents (default EXACT_VECTOR_BELOW; 0 = always HNSW). */
   readonly exactVectorBelow?: number;
-  /** Hybrid search waits this long for the query's vector before answering from BM25 alone (default QUERY_EMBED_TIMEOUT_MS in search.ts). */
+  /** Hybrid search waits this long for the query's vector before answering from BM25 alone (default QUERY_EMBED_TIMEOUT_MS in search/query-vector.ts). */
   readonly queryEmbedTimeoutMs?: number;
-  /** Without pgvector: above this many chunks, hybrid search has no vector list of its own (default NO_PGVECTOR_SCAN_MAX in search.ts). */
+  /** Without pgvector: above this many chunks, hybrid search has no vector list of its own (default NO_PGVECTOR_SCAN_MAX in search/vector.ts). */
   readonly noPgvectorScanMax?: number;
   /** Without pgvector: a vector scan of a tenant above noPgvectorScanMax chunks is cancelled after this long (default NO_PGVECTOR_SCAN_TIMEOUT_MS). */
   readonly noPgvectorScanTimeoutMs?: number;
@@ -152,7 +152,7 @@ export interface SearchRequest {
   readonly alpha?: number;
   /** Vector pseudo-relevance feedback before fusion (default DEFAULT_FEEDBACK, `false` = off; feedback.ts). */
   readonly feedback?: { readonly docs: number; readonly beta: number } | false;
-  /** Candidates taken from each retrieval path before fusion; default `defaultDepths(limit)` in search.ts (lexical max(100, 4 × limit), vector in hybrid max(30, 3 × limit)). */
+  /** Candidates taken from each retrieval path before fusion; default `defaultDepths(limit)` in search/retrieve.ts (lexical max(100, 4 × limit), vector in hybrid max(30, 3 × limit)). */
   readonly candidates?: number;
   /** Lexical top-k from the impact lists (default) or by scoring every matching chunk (the reference). */
   readonly lexicalPath?: 'impact' | 'exhaustive';

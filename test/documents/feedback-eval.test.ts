@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runEval } from '../../src/documents/eval/run.ts';
 import { DEFAULT_FEEDBACK } from '../../src/documents/feedback.ts';
-import { DEFAULT_ALPHA } from '../../src/documents/search.ts';
+import { DEFAULT_ALPHA } from '../../src/documents/search/index.ts';
 import { silentLog } from '../support/db.ts';
 import { hashEmbedder, registryOf } from './hash-embedder.ts';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type DocumentsDeps, deleteDocuments, upsertDocuments } from '../../src/documents/index.ts';
-import { retrieveCandidates } from '../../src/documents/search.ts';
+import { type CandidateRow, retrieveCandidates } from '../../src/documents/search/index.ts';
 import type { SearchRequest } from '../../src/documents/types.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { openTestPglite, openTestPostgres, silentLog } from '../support/db.ts';
@@ -53,7 +53,7 @@ const QUERIES = [
 type Filter = Pick<SearchRequest, 'sources' | 'filters'>;
 const FILTERS: Filter[] = [{}, { sources: ['api-b'] }, { filters: { authors: ['u1'] } }, { filters: { after: '2026-03-01T00:00:00Z' } }];
 
-function lexicalTop(rows: readonly Record<string, unknown>[]): { id: string; score: number }[] {
+function lexicalTop(rows: readonly CandidateRow[]): { id: string; score: number }[] {
   return rows
     .filter((r) => r.in_lex)
     .map((r) => ({ id: String(r.chunk_id), score: Number(r.lexical) }))
@@ -104,10 +104,10 @@ function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; c
               // The filtered reference (it starts from the documents that pass) against every match
               // of the unfiltered reference, filtered here.
               const every = await retrieveCandidates(deps, { tenantId, query, limit, candidates: 10_000, mode: 'lexical', lexicalPath: 'exhaustive' });
-              const passes = (r: Record<string, unknown>) =>
+              const passes = (r: CandidateRow) =>
                 (!f.sources || f.sources.includes(String(r.source_node))) &&
                 (!f.filters?.authors || f.filters.authors.includes(String(r.author))) &&
-                (!f.filters?.after || new Date(r.updated_at as string) >= new Date(f.filters.after));
+                (!f.filters?.after || new Date(r.updated_at ?? 0) >= new Date(f.filters.after));
               const expected = lexicalTop(every.rows.filter(passes)).slice(0, limit);
               assert.deepEqual(b.map((x) => x.score), expected.map((x) => x.score), `filtered reference = filtered full ranking: ${what}`);
             }

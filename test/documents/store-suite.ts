@@ -14,7 +14,7 @@ import {
   searchPassages,
   upsertDocuments,
 } from '../../src/documents/index.ts';
-import { HYBRID_VECTOR_DEPTH, retrieveCandidates } from '../../src/documents/search.ts';
+import { HYBRID_VECTOR_DEPTH, retrieveCandidates } from '../../src/documents/search/index.ts';
 import type { SearchRequest } from '../../src/documents/types.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker } from '../../src/platform/jobs/index.ts';

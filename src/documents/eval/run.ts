@@ -7,7 +7,7 @@ import { DEFAULT_FEEDBACK, type VectorFeedback } from '../feedback.ts';
 import type { Candidate } from '../fusion.ts';
 import { createProgress } from '../progress.ts';
 import { ALL_DOCUMENTS } from '../acl.ts';
-import { DEFAULT_ALPHA, DEFAULT_FUSION, defaultDepths, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search.ts';
+import { DEFAULT_ALPHA, DEFAULT_FUSION, defaultDepths, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search/index.ts';
 import { storeDocuments } from '../store.ts';
 import type { DocumentsDeps, FusionMethod, Passage, SearchMode } from '../types.ts';
 import { type BeirQuery, loadBeir } from './beir.ts';

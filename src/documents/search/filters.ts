@@ -1,0 +1,61 @@
+import { aclCondition, type Viewer } from '../acl.ts';
+import type { SearchRequest } from '../types.ts';
+import type { Params } from './sql.ts';
+
+/** The request's filters as SQL on documents `d` (and connectors `k`), with the joins they need. */
+export interface FilterPlan {
+  /** The conditions, each as ` AND …` (empty when nothing is filtered). */
+  readonly sql: string;
+  /** Whether any condition reads the document (then `docJoin` joins it to chunks `c`). */
+  readonly needsDoc: boolean;
+  readonly docJoin: string;
+  readonly conJoin: string;
+  /** The reader's ACL condition alone (` AND …`, or empty when the view is not filtered). */
+  readonly acl: string;
+  /** The other conditions (sources, dates, authors, types, connector types), ` AND …` each. */
+  readonly rest: string;
+  /** The ids of the documents that pass the filters (only `rest` with `withAcl` false); `gate` is a one-time condition put in front. */
+  passingDocs(gate?: string, withAcl?: boolean): string;
+  /**
+   * Whether chunk `c`'s document passes, as one scalar subquery per chunk: a plan that walks chunks in an index's
+   * order (HNSW, impact lists) keeps that order and looks each document up, whatever the planner guesses about
+   * how many pass (a prepared statement's generic plan guesses 1 % for `acl_principals && $n`).
+   */
+  readonly chunkPasses: string;
+}
+
+/**
+ * The reader's ACL view is one more filter on the candidate set: every path (lexical, vector, fallbacks) applies
+ * it before its LIMIT, so top-k is the reader's top-k and nothing they may not read is scored or counted.
+ */
+export function planFilters(req: SearchRequest, viewer: Viewer, tenant: string, p: Params): FilterPlan {
+  const parts: string[] = [];
+  let needsConnector = false;
+  const f = req.filters ?? {};
+  const aclSql = aclCondition(viewer, (v) => p.add(v));
+  if (req.sources?.length) parts.push(`d.source_node = ANY(${p.add([...req.sources])}::text[])`);
+  if (f.after) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) >= ${p.add(f.after)}::timestamptz`);
+  if (f.before) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) < ${p.add(f.before)}::timestamptz`);
+  if (f.authors?.length) parts.push(`d.author = ANY(${p.add([...f.authors])}::text[])`);
+  const types = [...(f.types ?? []), ...(f.document_types ?? [])];
+  if (types.length) parts.push(`d.document_type = ANY(${p.add(types)}::text[])`);
+  if (f.connector_types?.length) {
+    needsConnector = true;
+    parts.push(`k.connector_type = ANY(${p.add([...f.connector_types])}::text[])`);
+  }
+  const acl = aclSql ? ` AND ${aclSql}` : '';
+  const rest = parts.map((x) => ` AND ${x}`).join('');
+  const sql = `${acl}${rest}`;
+  const needsDoc = sql.length > 0;
+  const conJoin = needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
+  return {
+    sql,
+    needsDoc,
+    docJoin: needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '',
+    conJoin,
+    acl,
+    rest,
+    passingDocs: (gate = '', withAcl = true) => `SELECT d.id FROM documents d${conJoin} WHERE ${gate}d.tenant_id = ${tenant}${withAcl ? sql : rest}`,
+    chunkPasses: `coalesce((SELECT true FROM documents d${conJoin} WHERE d.id = c.document_id AND d.tenant_id = c.tenant_id${sql}), false)`,
+  };
+}
