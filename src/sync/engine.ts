@@ -4,7 +4,8 @@ import { getKind } from '../connectors/catalog.ts';
 import type { ConnectorDeps, DocumentStore } from '../connectors/deps.ts';
 import { applyTransition, getConnector, updateConnectorFields } from '../connectors/store.ts';
 import { errorSentence } from '../platform/errors.ts';
-import { JobCancelledError, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
+import { JobCancelledError, type JobHandler, jobHandler, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
+import { SYNC_JOB } from '../connectors/sync-request.ts';
 import { Ops } from '../platform/operations.ts';
 import { abortableSleep, applySettingsPatch, buildSourceContext, credentialMasker, findVendorError, maskedError } from '../connectors/kit/context.ts';
 import { rateLimitDelayMs } from '../connectors/kit/limits.ts';
@@ -13,7 +14,6 @@ import { addRunCounts, finishRun, getRun, markSeen, type SyncRun, seenIds } from
 import { nextFullAt, nextIncrementalAt, scheduleFor } from '../connectors/schedule.ts';
 import { authErrorMessage, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from '../connectors/kit/errors.ts';
 
-const payloadSchema = z.object({ connectorId: z.string(), syncType: z.enum(['incremental', 'full']), runId: z.string() });
 // `done`: documents read so far (the job API's progress count; vendors rarely say how many there are in all).
 const checkpointSchema = z.object({ page: z.unknown(), cursor: z.unknown(), pages: z.number().int(), done: z.number().int().optional() });
 
@@ -75,9 +75,8 @@ async function finishClosedRun(deps: ConnectorDeps, tenantId: string, connectorI
  * cursor on the job. A killed worker's job is re-leased and resumes from the last checkpoint: the page in
  * flight is read again and its upserts change nothing, so nothing is lost and nothing is duplicated.
  */
-export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions = {}) {
-  return async (ctx: JobContext): Promise<unknown> => {
-    const payload = payloadSchema.parse(ctx.job.payload);
+export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions = {}): JobHandler {
+  return jobHandler(SYNC_JOB, async (payload, ctx) => {
     const { connectorId, runId } = payload;
     const tenantId = ctx.job.tenantId;
     const store = requireStore(deps);
@@ -284,5 +283,5 @@ export function createSyncHandler(deps: ConnectorDeps, opts: SyncEngineOptions =
       if (err instanceof NonRetriableError || ctx.job.attempts >= ctx.job.maxAttempts) await fail(message, 'sync_failed');
       throw maskedError(err instanceof z.ZodError ? new Error(message) : err, mask);
     }
-  };
+  });
 }
