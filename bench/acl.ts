@@ -83,7 +83,7 @@ async function once(op: Op, view: ViewName, i: number): Promise<{ ms: number; n:
   const viewer = await viewOf(view);
   let n: number;
   if (op === 'federate') {
-    const r = await runFederatedQuery(deps, view === 'service' ? service : person, { query: qs[i], user_id: `bench-${i % 40}`, max_results: 10 }, { viewer });
+    const r = await runFederatedQuery(deps, view === 'service' ? service : person, { query: qs[i] ?? '', user_id: `bench-${i % 40}`, max_results: 10 }, { viewer });
     n = r.items.length;
   } else {
     const r = await searchPassages(deps, { tenantId: 'default', query: qs[i] ?? '', queryVector: qvecs[i], queryModel: BENCH_MODEL, limit: 10, mode: op, viewer });

@@ -24,4 +24,4 @@ export {
   listConnectors,
   updateConnectorFields,
 } from './store.ts';
-export { createWebhookJobHandler, enableWebhook, receiveWebhook, WEBHOOK_JOB_KIND, type WebhookOutcome, webhookDeliveryPath } from './webhooks.ts';
+export { createWebhookJobHandler, enableWebhook, receiveWebhook, WEBHOOK_JOB, WEBHOOK_JOB_KIND, type WebhookOutcome, webhookDeliveryPath } from './webhooks.ts';

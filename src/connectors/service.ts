@@ -8,7 +8,7 @@ import { timeoutSignal } from '../platform/abort.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors, type FieldProblem } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueueJob } from '../platform/jobs/index.ts';
+import { enqueue } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
 import { getKind, listKinds } from './catalog.ts';
 import type { ConnectorDeps } from './deps.ts';
@@ -19,7 +19,7 @@ import { recentRuns, type SyncRun } from './runs.ts';
 import { nextIncrementalAt, scheduleFor } from './schedule.ts';
 import type { ConnectorState } from './states.ts';
 import { applyTransition, type ConnectorRecord, countConnectorDocuments, deleteConnectorRow, getConnector, insertConnector, updateConnectorFields } from './store.ts';
-import { cancelConnectorJobs, VALIDATE_JOB_KIND } from './sync-request.ts';
+import { cancelConnectorJobs, VALIDATE_JOB } from './sync-request.ts';
 
 export interface CreateConnectorInput {
   readonly connector_type: string;
@@ -179,7 +179,7 @@ export async function removeConnector(deps: ConnectorDeps, principal: Principal,
 
 /** Queues the `connector.validate` job (one per connector at a time): the credentials are checked against the vendor. */
 async function queueValidation(deps: ConnectorDeps, tenantId: string, id: string): Promise<void> {
-  await enqueueJob(deps.db, { tenantId, kind: VALIDATE_JOB_KIND, payload: { connectorId: id }, dedupeKey: `connector:${tenantId}:${id}:validate`, maxAttempts: 3 });
+  await enqueue(deps.db, VALIDATE_JOB, tenantId, { connectorId: id });
 }
 
 /** Pause: cancels queued work; a running sync stops at its next checkpoint. Resume returns to where it was. */

@@ -4,15 +4,32 @@ import { applyTransition, getConnector } from './store.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { cancelJobs, enqueueJob } from '../platform/jobs/index.ts';
+import { z } from 'zod';
+import { cancelJobs, defineJobKind, enqueue } from '../platform/jobs/index.ts';
 import { finishRun, startRun } from './runs.ts';
-
-export const SYNC_JOB_KIND = 'connector.sync';
-export const VALIDATE_JOB_KIND = 'connector.validate';
 
 export function syncDedupeKey(tenantId: string, connectorId: string): string {
   return `connector:${tenantId}:${connectorId}:sync`;
 }
+
+/** The `connector.sync` job (its handler: sync/engine.ts): one run of a connector, resumable from its checkpoint. */
+export const SYNC_JOB = defineJobKind({
+  kind: 'connector.sync',
+  payload: z.object({ connectorId: z.string(), syncType: z.enum(['incremental', 'full']), runId: z.string() }),
+  maxAttempts: 8,
+  dedupeKey: (tenantId, p) => syncDedupeKey(tenantId, p.connectorId),
+});
+
+/** The `connector.validate` job (its handler: sync/validate.ts): a new connector's credentials checked against the vendor. */
+export const VALIDATE_JOB = defineJobKind({
+  kind: 'connector.validate',
+  payload: z.object({ connectorId: z.string() }),
+  maxAttempts: 3,
+  dedupeKey: (tenantId, p) => `connector:${tenantId}:${p.connectorId}:validate`,
+});
+
+export const SYNC_JOB_KIND = SYNC_JOB.kind;
+export const VALIDATE_JOB_KIND = VALIDATE_JOB.kind;
 
 export interface SyncRequested {
   readonly status: 'syncing';
@@ -44,14 +61,7 @@ export async function requestSync(
     const syncType = input.full ? 'full' : 'incremental';
     const jobId = newId('job');
     const runId = await startRun(tx, { tenantId: input.tenantId, connectorId: c.id, syncType, trigger: input.trigger, jobId, now: input.now });
-    const { created } = await enqueueJob(tx, {
-      id: jobId,
-      tenantId: input.tenantId,
-      kind: SYNC_JOB_KIND,
-      payload: { connectorId: c.id, syncType, runId },
-      dedupeKey: syncDedupeKey(input.tenantId, c.id),
-      maxAttempts: 8,
-    });
+    const { created } = await enqueue(tx, SYNC_JOB, input.tenantId, { connectorId: c.id, syncType, runId }, { id: jobId });
     if (!created) throw Errors.conflict('a sync is already queued for this connector', { status: c.status });
     return { status: 'syncing', connector_id: c.id, sync_type: syncType, run_id: runId, job_id: jobId };
   });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Principal } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { Errors } from '../platform/errors.ts';
-import { enqueueJob, type JobContext, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
+import { defineJobKind, enqueue, type JobHandler, jobHandler, NonRetriableError, RetryAfterError } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
 import { buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from './kit/context.ts';
 import { rateLimitDelayMs } from './kit/limits.ts';
@@ -103,12 +103,11 @@ export async function receiveWebhook(
   });
   const first = await Promise.race([running, late]).finally(() => clearTimeout(timer));
   if (first !== 'late') return first;
-  const { job, created } = await enqueueJob(deps.db, {
-    tenantId: c.tenantId,
-    kind: WEBHOOK_JOB_KIND,
-    payload: { connectorId: c.id, headers: storableHeaders(input.headers), payload: payload as Record<string, unknown> },
-    // A vendor's retry of the same delivery while the job waits joins it.
-    dedupeKey: `webhook:${c.id}:${createHash('sha256').update(input.rawBody).digest('hex')}`,
+  const { job, created } = await enqueue(deps.db, WEBHOOK_JOB, c.tenantId, {
+    connectorId: c.id,
+    headers: storableHeaders(input.headers),
+    payload,
+    deliveryHash: createHash('sha256').update(input.rawBody).digest('hex'),
   });
   // The in-process attempt stops before writing anything more; the job applies the delivery (idempotently).
   controller.abort(new Error('handed to the durable webhook job'));
@@ -161,17 +160,24 @@ async function applyDelivery(
   }
 }
 
-export const WEBHOOK_JOB_KIND = 'connector.webhook';
-const webhookJobSchema = z.object({ connectorId: z.string(), headers: z.record(z.string(), z.string()), payload: z.unknown() });
+/** The `connector.webhook` job: a verified delivery not applied by the vendor's acknowledgement deadline. */
+export const WEBHOOK_JOB = defineJobKind({
+  kind: 'connector.webhook',
+  // `deliveryHash`: SHA-256 of the raw body (optional: jobs queued before it was stored have none).
+  payload: z.object({ connectorId: z.string(), headers: z.record(z.string(), z.string()), payload: z.unknown(), deliveryHash: z.string().optional() }),
+  maxAttempts: 5,
+  // A vendor's retry of the same delivery while the job waits joins it.
+  dedupeKey: (_tenantId, p) => `webhook:${p.connectorId}:${p.deliveryHash}`,
+});
+export const WEBHOOK_JOB_KIND = WEBHOOK_JOB.kind;
 
 /**
  * The `connector.webhook` job: a delivery acknowledged at the vendor's deadline, applied by a worker with the same
  * code as inline deliveries (`deferred`: the kind reads the vendor's current state). Idempotent, so a re-leased job
  * (its worker died) applies it again harmlessly. A vendor 429 retries after its Retry-After.
  */
-export function createWebhookJobHandler(deps: ConnectorDeps) {
-  return async (ctx: JobContext): Promise<unknown> => {
-    const p = webhookJobSchema.parse(ctx.job.payload);
+export function createWebhookJobHandler(deps: ConnectorDeps): JobHandler {
+  return jobHandler(WEBHOOK_JOB, async (p, ctx) => {
     const c = await getConnector(deps.db, ctx.job.tenantId, p.connectorId);
     if (!c) return { skipped: 'connector deleted' };
     if (c.status === 'paused' || c.status === 'disconnected' || c.status === 'connecting') return { skipped: `connector is ${c.status}` };
@@ -187,5 +193,5 @@ export function createWebhookJobHandler(deps: ConnectorDeps) {
       if (vendor instanceof VendorAuthError) throw new NonRetriableError(mask(`the vendor rejected the credentials: ${vendor.message}`));
       throw maskedError(err, mask);
     }
-  };
+  });
 }

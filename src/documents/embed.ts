@@ -1,11 +1,18 @@
 import { EMBEDDING_REJECTED, EMBEDDING_UNAVAILABLE, type EmbeddingProvider } from '../embeddings/provider.ts';
 import { isAppError } from '../platform/errors.ts';
-import { type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
+import { z } from 'zod';
+import { defineJobKind, type JobHandler, jobHandler, NonRetriableError } from '../platform/jobs/index.ts';
 import { noteChunkWrites } from './maintenance.ts';
 import type { DocumentsDeps } from './types.ts';
 import { ensureVectorIndex, hasVectorIndex, writeChunkVectors } from './vectors.ts';
 
-export const EMBED_JOB_KIND = 'documents.embed';
+/** The `documents.embed` job: vectors for the documents one upsert stored (all pending chunks when `documentIds` is absent). */
+export const EMBED_JOB = defineJobKind({
+  kind: 'documents.embed',
+  payload: z.object({ documentIds: z.array(z.string()).optional(), model: z.string().nullable().default(null) }),
+  maxAttempts: 10,
+});
+export const EMBED_JOB_KIND = EMBED_JOB.kind;
 
 export interface EmbedProgress {
   readonly done: number;
@@ -112,10 +119,7 @@ export async function maybeIndexVectors(deps: DocumentsDeps, provider: Embedding
 
 /** The `documents.embed` job: vectors for the documents of one upsert, with progress and checkpoints. */
 export function embedJobHandler(deps: DocumentsDeps): JobHandler {
-  return async (ctx) => {
-    const payload = ctx.job.payload as { documentIds?: unknown; model?: unknown };
-    const documentIds = Array.isArray(payload.documentIds) ? payload.documentIds.filter((x): x is string => typeof x === 'string') : undefined;
-    const model = typeof payload.model === 'string' ? payload.model : null;
+  return jobHandler(EMBED_JOB, async ({ documentIds, model }, ctx) => {
     const cp = (ctx.job.checkpoint ?? null) as { done?: unknown; total?: unknown } | null;
     const resumedFrom = cp && typeof cp.done === 'number' && typeof cp.total === 'number' ? { done: cp.done, total: cp.total } : null;
     try {
@@ -132,5 +136,5 @@ export function embedJobHandler(deps: DocumentsDeps): JobHandler {
       if (isAppError(err) && (err.code === EMBEDDING_REJECTED || err.code === EMBEDDING_UNAVAILABLE)) throw new NonRetriableError(err.message);
       throw err;
     }
-  };
+  });
 }

@@ -1,5 +1,5 @@
-import { enqueueJob } from '../platform/jobs/index.ts';
-import { EMBED_JOB_KIND, embedPendingChunks, maybeIndexVectors } from './embed.ts';
+import { enqueue, namedByActiveJobs } from '../platform/jobs/index.ts';
+import { EMBED_JOB, embedPendingChunks, maybeIndexVectors } from './embed.ts';
 import { storeDocuments } from './store.ts';
 import type { DocumentInput, DocumentsDeps, EmbedMode, UpsertResult } from './types.ts';
 
@@ -29,12 +29,7 @@ export async function upsertDocuments(
   const pending = embedder ? [] : [...core.reindexed, ...stuck];
   let embedJobId: string | null = null;
   if (pending.length > 0 && mode === 'job') {
-    const { job } = await enqueueJob(deps.db, {
-      tenantId: input.tenantId,
-      kind: EMBED_JOB_KIND,
-      payload: { documentIds: pending, model: input.model ?? null },
-      maxAttempts: 10,
-    });
+    const { job } = await enqueue(deps.db, EMBED_JOB, input.tenantId, { documentIds: pending, model: input.model ?? null });
     embedJobId = job.id;
   } else if (pending.length > 0 && mode === 'inline') {
     await embedPendingChunks(deps, { tenantId: input.tenantId, documentIds: pending, model: input.model });
@@ -52,13 +47,10 @@ export async function upsertDocuments(
 async function stuckDocuments(deps: DocumentsDeps, tenantId: string, documentIds: readonly string[]): Promise<string[]> {
   if (documentIds.length === 0) return [];
   const r = await deps.db.query<{ document_id: string }>(
-    `SELECT DISTINCT c.document_id FROM chunks c
-     WHERE c.tenant_id = $1 AND c.document_id = ANY($2::text[]) AND c.embedding_model IS NULL
-       AND NOT EXISTS (
-         SELECT 1 FROM jobs j
-         WHERE j.tenant_id = $1 AND j.kind = $3 AND j.status IN ('queued', 'running') AND j.payload->'documentIds' @> to_jsonb(ARRAY[c.document_id])
-       )`,
-    [tenantId, [...documentIds], EMBED_JOB_KIND],
+    'SELECT DISTINCT document_id FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[]) AND embedding_model IS NULL',
+    [tenantId, [...documentIds]],
   );
-  return r.rows.map((x) => x.document_id);
+  const unembedded = r.rows.map((x) => x.document_id);
+  const queued = await namedByActiveJobs(deps.db, EMBED_JOB, tenantId, 'documentIds', unembedded);
+  return unembedded.filter((id) => !queued.has(id));
 }

@@ -43,6 +43,6 @@ export function resolveModelName(name: string, ids: Iterable<string>): string | 
 }
 
 /** AppError code of a provider error that retrying cannot fix (wrong key, wrong dimensions, a body that is not embeddings). */
-export const EMBEDDING_REJECTED = 'embedding_provider_rejected';
+export const EMBEDDING_REJECTED = 'embedding_provider_rejected' as const;
 /** AppError code of a model that cannot run until the installation changes (a missing optional package). */
-export const EMBEDDING_UNAVAILABLE = 'embedding_model_unavailable';
+export const EMBEDDING_UNAVAILABLE = 'embedding_model_unavailable' as const;

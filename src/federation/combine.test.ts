@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { combineRelevance, criticalTerm, intentFit, itemFeatures, matchScore, temporalWeight, translatedMatch } from './combine.ts';
+import { criticalTerm, intentFit, itemFeatures, matchScore, temporalWeight, translatedMatch } from './combine.ts';
+import { combineTerms, RANK_STAGES, rankingFormula } from './rank.ts';
 import type { IntentSignal } from './intent.ts';
 
 const flat: IntentSignal = { urgency: 0.5, emotional_weight: 0.5, action_likelihood: 0.5, social_dimension: 0.5, context_sensitivity: 0.5 };
@@ -36,12 +37,23 @@ describe('score combination', () => {
   });
 
   it('keeps relevance within 0..1 and ordered by each component', () => {
-    assert.equal(combineRelevance(1, 1, 1, 1), 1);
-    assert.equal(combineRelevance(0, 1, 1, 1), 0);
-    assert.ok(combineRelevance(0.8, 1, 0, 0) > combineRelevance(0.8, 0.5, 0, 0));
-    assert.ok(combineRelevance(0.8, 1, 1, 0) > combineRelevance(0.8, 1, 0, 0));
-    assert.ok(combineRelevance(0.8, 1, 0, criticalTerm(true, 1)) > combineRelevance(0.8, 1, 0, criticalTerm(true, 0)));
+    // The pipeline's terms in order: match, temporal, intent_fit, critical.
+    const relevance = (...terms: number[]) => combineTerms(RANK_STAGES, terms);
+    assert.deepEqual(RANK_STAGES.map((s) => s.name), ['match', 'temporal', 'intent_fit', 'critical']);
+    assert.equal(relevance(1, 1, 1, 1), 1);
+    assert.equal(relevance(0, 1, 1, 1), 0);
+    assert.ok(relevance(0.8, 1, 0, 0) > relevance(0.8, 0.5, 0, 0));
+    assert.ok(relevance(0.8, 1, 1, 0) > relevance(0.8, 1, 0, 0));
+    assert.ok(relevance(0.8, 1, 0, criticalTerm(true, 1)) > relevance(0.8, 1, 0, criticalTerm(true, 0)));
+    assert.equal(relevance(0.8, 0.5, 0.4, 0.6), 0.8 * 0.5 * (0.75 + 0.15 * 0.4 + 0.1 * 0.6));
     assert.equal(criticalTerm(false, 1), 0);
+  });
+
+  it('writes the formula users see from the stages', () => {
+    assert.equal(
+      rankingFormula(RANK_STAGES),
+      'relevance = match · temporal · (0.75 + 0.15·intent_fit + 0.10·critical); match = c·(0.65·semantic + 0.35·lexical) + (1−c)·lexical, c = federation_confidence; temporal = (1−μ) + μ·exp(−λ·days), μ = 0.5 + 0.5·urgency',
+    );
   });
 
   it('derives intent features from type, language, recency and the user context', () => {

@@ -93,14 +93,6 @@ export function criticalTerm(isCritical: boolean, urgency: number): number {
   return isCritical ? 0.5 + 0.5 * clamp01(urgency) : 0;
 }
 
-/**
- * `relevance = match · temporal · (0.75 + 0.15·intent_fit + 0.10·critical)`, in 0..1 because every factor is:
- * relevance is driven by how well the item matches, then scaled by age, intent and criticality.
- */
-export function combineRelevance(match: number, temporal: number, fit: number, critical: number): number {
-  return clamp01(match * temporal * (0.75 + 0.15 * clamp01(fit) + 0.1 * clamp01(critical)));
-}
-
 export function clamp01(x: number): number {
   if (!Number.isFinite(x)) return 0;
   return Math.min(1, Math.max(0, x));

@@ -6,6 +6,7 @@ export { INTENT_DIMENSIONS, type IntentSignal, inferIntent } from './intent.ts';
 export type { FederatedItem } from './item.ts';
 export { deleteNode, listNodes, listNodesWithKeys, NODE_NAME, nodeBaseUrl, type RemoteNode, registerNode } from './nodes.ts';
 export { federationLoop, type RunOptions, runFederatedQuery } from './query.ts';
+export { HTTP_NODES_FIELD, type NodesField } from './select.ts';
 export { CONTEXT_TERMS_HEADER, CRITICAL_FIRST_HEADER, decodeContextTerms, FORWARDED_FOR_HEADER, HOP_HEADER, leadsBackHere, ORIGIN_HEADER } from './remote.ts';
 export { describeRemoteNodes, type RemoteNodeInfo } from './remote-info.ts';
 export {

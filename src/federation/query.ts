@@ -5,22 +5,21 @@ import { EVERYONE, type Viewer, viewerKey } from '../documents/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
 import type { ActivityHandle } from './activity.ts';
-import { OVERFETCH, planDamping } from './damping.ts';
+import { planDamping } from './damping.ts';
 import { computeUserEntropy, DEFAULT_ENTROPY_OPTIONS, type UserEntropy } from './entropy.ts';
+import { type FanOutResult, fanOut } from './fan-out.ts';
 import { INTENT_DIMENSIONS, inferIntent, resolveIntent } from './intent.ts';
 import type { FederatedItem } from './item.ts';
-import { retrieveLocal } from './local.ts';
-import { nodeWithKey, type RemoteNodeWithKey } from './nodes.ts';
 import { rankLocal } from './rank.ts';
-import { FEDERATION_LOOP, queryRemoteNode } from './remote.ts';
-import { type FederatedQuery, federatedRequestSchema, normalizeRequest, queryHash } from './request.ts';
+import { FEDERATION_LOOP } from './remote.ts';
+import { type FederatedQuery, type FederatedRequestInput, normalizeRequest, queryHash } from './request.ts';
 import type { FederatedResponse } from './schema.ts';
-import { type FanOut, type FederationDeps, type LocalAnswer, UNHEALTHY_COOLDOWN_MS } from './service.ts';
+import { HTTP_NODES_FIELD, healthyRemotes, type NodeFailure, type NodesField, type Selection, selectNodes } from './select.ts';
+import type { FederationDeps } from './service.ts';
 import { loadActivity, loadQueryContext, type QueryContextRows, recordActivity, tombstonesFor } from './store.ts';
 import { compareItems, surfaceItems, takeWithTombstones } from './surface.ts';
 import { contentTerms } from './terms.ts';
 import { tombstoneMatcher } from './tombstone.ts';
-import { translatorFrom } from './translate.ts';
 
 export interface RunOptions {
   /** `/v1/federate/force`: bypass the result cache and ask every selected node, even ones that timed out recently. */
@@ -37,32 +36,22 @@ export interface RunOptions {
   readonly viewer?: Viewer;
   /** The person `viewer` is (a person's view, not a bypass): forwarded to remote nodes, which answer for them (FORWARDED_FOR_HEADER). */
   readonly forwardedFor?: string;
-}
-
-interface Selection {
-  /** Local connector ids to search; null = every local source. */
-  readonly local: readonly string[] | null;
-  readonly searchLocal: boolean;
-  readonly localIds: readonly string[];
-  readonly remotes: readonly { node: RemoteNodeWithKey; sub: string[] | null }[];
+  /** How the caller names the node list in errors (default HTTP_NODES_FIELD: `body.node_ids`). */
+  readonly nodesField?: NodesField;
 }
 
 const ZERO_ENTROPY: UserEntropy = { entropy: 0, level: 'very_low', topic_bits: 0, rate_bits: 0, topics: 0, events: 0 };
 
 /**
- * The federated query (docs/ranking.md): validates, hashes, infers intent, computes the user's entropy and
+ * The federated query (docs/ranking.md) for an already validated request (`federatedRequestSchema`: the HTTP body
+ * schema, or the MCP tool's own): normalizes and hashes it, infers intent, computes the user's entropy and
  * damping plan, fans out to the selected local sources and remote Atrium nodes under a per-node deadline
  * (cached per query_hash + user + document generation unless forced), ranks, records activity and audit.
- * Throws AppError: 400 invalid request or unknown node, 504 when no selected node answered in time.
+ * Throws AppError: 400 unknown node (named as `opts.nodesField`), 504 when no selected node answered in time.
  */
-export async function runFederatedQuery(deps: FederationDeps, principal: Principal, input: unknown, opts: RunOptions = {}): Promise<FederatedResponse> {
+export async function runFederatedQuery(deps: FederationDeps, principal: Principal, request: FederatedRequestInput, opts: RunOptions = {}): Promise<FederatedResponse> {
   const started = performance.now();
-  const parsed = federatedRequestSchema.safeParse(input);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message }));
-    throw Errors.validation(`invalid ${problems[0]?.path ?? 'body'}: ${problems[0]?.message ?? 'invalid'}`, problems);
-  }
-  const q = normalizeRequest(parsed.data);
+  const q = normalizeRequest(request);
   const hash = queryHash(q);
   const now = deps.clock.now();
   const hop = opts.hop === true;
@@ -93,73 +82,82 @@ interface Prepared {
   readonly history: readonly { at: Date; terms: readonly string[] }[];
 }
 
+/** What the query's text and the user's recent activity decide before any node is asked. */
+function planQuery(deps: FederationDeps, q: FederatedQuery, opts: RunOptions, p: Prepared) {
+  const hop = opts.hop === true;
+  const threshold = deps.config.federation.dampingThreshold;
+  const intent = resolveIntent(q.intent_signal, inferIntent(q.query));
+  const entropy = hop ? ZERO_ENTROPY : computeUserEntropy([...p.history, { at: p.now, terms: p.terms }], p.now, DEFAULT_ENTROPY_OPTIONS, threshold);
+  const plan = planDamping(entropy.entropy, q.max_results, threshold);
+  return {
+    intent,
+    entropy,
+    plan,
+    // While damping, critical items go first at every stage: each source's budget, each remote node's, the answer.
+    criticalFirst: plan.active || (hop && opts.criticalFirst === true),
+    // The user's earlier queries (context sensitivity): the originating node owns them and sends them along.
+    contextTerms: new Set(hop ? (opts.contextTerms ?? []) : p.history.flatMap((h) => h.terms)),
+  };
+}
+
+/**
+ * The cached local answer, if any. Only the local sources' part is cached: it is invalidated by the document
+ * generation, which a remote node's changes do not touch, so remote nodes are asked every time (each answers
+ * repeats from its own cache).
+ */
+function localCache(deps: FederationDeps, tenantId: string, opts: RunOptions, p: Prepared, selection: Selection) {
+  const service = deps.federation;
+  if (!service || deps.config.federation.cacheTtlMs <= 0 || opts.force || !selection.searchLocal) return { key: null, hit: undefined, state: 'bypass' as const };
+  // A trained, retrained or deleted translation changes how other models' passages score: a new key.
+  // Per reader too: the local answer holds only what this view may read, so another view never gets it.
+  const key = [tenantId, p.hash, p.context.generation, p.context.translations, opts.hop ? 'hop' : 'origin', selection.localIds.join(','), viewerKey(opts.viewer ?? EVERYONE)].join('|');
+  const hit = service.cache.get(key, p.now.getTime());
+  return { key, hit, state: hit ? ('hit' as const) : ('miss' as const) };
+}
+
+/** 400 when a remote node rejected the request itself; 504 / 502 when no selected node answered. */
+function requireAnswer(deps: FederationDeps, selection: Selection, asked: number, result: FanOutResult, failed: readonly NodeFailure[], field: NodesField): void {
+  if (result.rejected) throw Errors.validation(`a remote node rejected the request: ${result.rejected}`, [{ path: field.path, message: result.rejected }]);
+  const selectedCount = (selection.searchLocal ? 1 : 0) + selection.remotes.length;
+  if (selectedCount === 0 || result.answered > 0) return;
+  const detail = failed.map((f) => `${f.node}: ${f.reason}`).join('; ');
+  // A node skipped because it timed out recently counts as timed out.
+  if (result.timedOut + (selection.remotes.length - asked) > 0) throw Errors.timeout(`federation timeout: no node answered within ${deps.config.federation.deadlineMs} ms (${detail})`);
+  throw Errors.federationFailed(`federation failed: no selected node answered (${detail})`);
+}
+
 async function answer(deps: FederationDeps, principal: Principal, q: FederatedQuery, opts: RunOptions, p: Prepared): Promise<{ response: FederatedResponse; audit: AuditInput }> {
-  const { started, hash, now, terms, history } = p;
   const tenantId = principal.tenantId;
   const settings = deps.config.federation;
   const hop = opts.hop === true;
-  const inferred = inferIntent(q.query);
-  const intent = resolveIntent(q.intent_signal, inferred);
-  const entropy = hop ? ZERO_ENTROPY : computeUserEntropy([...history, { at: now, terms }], now, DEFAULT_ENTROPY_OPTIONS, settings.dampingThreshold);
-  const plan = planDamping(entropy.entropy, q.max_results, settings.dampingThreshold);
-  // While damping, critical items go first at every stage: each source's budget, each remote node's, the answer.
-  const criticalFirst = plan.active || (hop && opts.criticalFirst === true);
-  // The user's earlier queries (context sensitivity): the originating node owns them and sends them along.
-  const contextTerms = new Set(hop ? (opts.contextTerms ?? []) : history.flatMap((h) => h.terms));
-
-  const selection = selectNodes(deps, p.context, q, hop);
-  const failed: { node: string; reason: string }[] = [];
-  const service = deps.federation;
-  const nowMs = now.getTime();
-  const remotes = selection.remotes.filter(({ node }) => {
-    const until = service?.unhealthyUntil.get(node.node_id) ?? 0;
-    if (!opts.force && until > nowMs) {
-      failed.push({ node: node.name, reason: 'skipped: timed out recently (use /v1/federate/force)' });
-      return false;
-    }
-    return true;
+  const field = opts.nodesField ?? HTTP_NODES_FIELD;
+  const { intent, entropy, plan, criticalFirst, contextTerms } = planQuery(deps, q, opts, p);
+  const selection = selectNodes(deps, p.context, q, hop, field);
+  const { remotes, skipped } = healthyRemotes(deps, selection, p.now.getTime(), opts.force === true);
+  const cache = localCache(deps, tenantId, opts, p, selection);
+  const result = await fanOut(deps, tenantId, q, selection, remotes, {
+    budget: plan.per_node_budget,
+    criticalFirst,
+    intent,
+    contextTerms,
+    cachedLocal: cache.hit,
+    origin: p.context.origin,
+    // What a remote node said when it failed is for admins (who registered it); other callers see its status.
+    detailed: can(principal, 'admin'),
+    viewer: opts.viewer ?? EVERYONE,
+    forwardedFor: opts.forwardedFor,
   });
-  const selectedCount = (selection.searchLocal ? 1 : 0) + selection.remotes.length;
-
-  // Only the local sources' part is cached: it is invalidated by the document generation, which a remote
-  // node's changes do not touch, so remote nodes are asked every time (each answers repeats from its own cache).
-  let cacheState: 'hit' | 'miss' | 'bypass' = 'bypass';
-  let cachedLocal: LocalAnswer | undefined;
-  let cacheKey: string | null = null;
-  if (service && settings.cacheTtlMs > 0 && !opts.force && selection.searchLocal) {
-    // A trained, retrained or deleted translation changes how other models' passages score: a new key.
-    // Per reader too: the local answer holds only what this view may read, so another view never gets it.
-    cacheKey = [tenantId, hash, p.context.generation, p.context.translations, hop ? 'hop' : 'origin', selection.localIds.join(','), viewerKey(opts.viewer ?? EVERYONE)].join('|');
-    cachedLocal = service.cache.get(cacheKey, nowMs);
-    cacheState = cachedLocal ? 'hit' : 'miss';
-  }
-  // What a remote node said when it failed is for admins (who registered it); other callers see its status.
-  const detailed = can(principal, 'admin');
-  const result = await fanOut(
-    deps,
-    tenantId,
-    q,
-    selection,
-    remotes,
-    { budget: plan.per_node_budget, criticalFirst, intent, contextTerms, cachedLocal, origin: p.context.origin, detailed, viewer: opts.viewer ?? EVERYONE, forwardedFor: opts.forwardedFor },
-    failed,
-  );
+  const failed = [...skipped, ...result.failed];
+  requireAnswer(deps, selection, remotes.length, result, failed, field);
+  if (cache.key && !cache.hit && result.localAnswer) deps.federation?.cache.set(cache.key, result.localAnswer, p.now.getTime());
   const fan = result.fan;
-  if (result.rejected) throw Errors.validation(`a remote node rejected the request: ${result.rejected}`, [{ path: 'body.node_ids', message: result.rejected }]);
-  if (selectedCount > 0 && result.answered === 0) {
-    const detail = failed.map((f) => `${f.node}: ${f.reason}`).join('; ');
-    // A node skipped because it timed out recently counts as timed out.
-    if (result.timedOut + (selection.remotes.length - remotes.length) > 0) throw Errors.timeout(`federation timeout: no node answered within ${settings.deadlineMs} ms (${detail})`);
-    throw Errors.federationFailed(`federation failed: no selected node answered (${detail})`);
-  }
-  if (cacheKey && service && !cachedLocal && result.localAnswer) service.cache.set(cacheKey, result.localAnswer, nowMs);
 
   // Tombstones are read on every query (not cached) so a forget request takes effect at once.
   const docIds = [...new Set(fan.local.map((c) => c.passage.document_id))];
   const sources = [...new Set(fan.local.map((c) => c.passage.source_node))];
   const tombstoneOf = tombstoneMatcher(p.context.activeTombstones > 0 ? await tombstonesFor(deps.db, tenantId, docIds, sources) : []);
   const local = capPerNode(
-    rankLocal(fan.local, { now, intent, lambda: settings.decayLambda, userId: q.user_id, contextTerms, tombstoneOf, includeReasoning: q.include_reasoning }),
+    rankLocal(fan.local, { now: p.now, intent, lambda: settings.decayLambda, userId: q.user_id, contextTerms, tombstoneOf, includeReasoning: q.include_reasoning }),
     plan.per_node_budget,
     criticalFirst,
   );
@@ -170,24 +168,24 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
     action: Ops.federationQuery,
     actorId: principal.id,
     userId: q.user_id,
-    at: now,
+    at: p.now,
     details: {
-      query_hash: hash,
+      query_hash: p.hash,
       nodes_consulted: fan.consulted,
       item_count: items.length,
       user_entropy: entropy.entropy,
       damping_active: plan.active,
       forced: opts.force === true,
-      cache: cacheState,
+      cache: cache.state,
       ...(hop ? { hop: true } : {}),
     },
   };
 
   const response: FederatedResponse = {
-    query_hash: hash,
+    query_hash: p.hash,
     items,
     nodes_consulted: [...fan.consulted],
-    latency_ms: Math.max(0, Math.round(performance.now() - started)),
+    latency_ms: Math.max(0, Math.round(performance.now() - p.started)),
     user_entropy: entropy.entropy,
     damping_active: plan.active,
     ...(q.include_reasoning
@@ -200,7 +198,7 @@ async function answer(deps: FederationDeps, principal: Principal, q: FederatedQu
             rate_bits: entropy.rate_bits,
             surfaced_limit: plan.surfaced,
             per_node_budget: plan.per_node_budget,
-            cache: cacheState,
+            cache: cache.state,
             nodes_failed: failed,
           },
         }
@@ -223,189 +221,10 @@ async function userActivity(deps: FederationDeps, tenantId: string, userId: stri
   };
 }
 
-function selectNodes(deps: FederationDeps, context: QueryContextRows, q: FederatedQuery, hop: boolean): Selection {
-  const remoteNodes = hop ? [] : context.nodes.map((row) => nodeWithKey(row, deps.secrets));
-  const localIds = context.localSourceIds;
-  if (!q.node_ids) return { local: null, searchLocal: true, localIds, remotes: remoteNodes.map((node) => ({ node, sub: null })) };
-  const localSet = new Set(localIds);
-  const byName = new Map(remoteNodes.map((n) => [n.name, n]));
-  const local: string[] = [];
-  const remote = new Map<string, { node: RemoteNodeWithKey; sub: string[] | null }>();
-  const unknown: string[] = [];
-  for (const id of q.node_ids) {
-    if (localSet.has(id)) {
-      local.push(id);
-      continue;
-    }
-    const slash = id.indexOf('/');
-    const node = byName.get(slash < 0 ? id : id.slice(0, slash));
-    if (!node) {
-      unknown.push(id);
-      continue;
-    }
-    const entry = remote.get(node.name) ?? { node, sub: [] as string[] | null };
-    if (slash < 0) entry.sub = null;
-    else if (entry.sub) entry.sub.push(id.slice(slash + 1));
-    remote.set(node.name, entry);
-  }
-  if (unknown.length) {
-    throw Errors.validation(
-      `unknown node_ids: ${unknown.join(', ')} (see GET /v1/nodes)`,
-      unknown.map((id) => ({ path: 'body.node_ids', message: `unknown node '${id}'` })),
-    );
-  }
-  return { local, searchLocal: local.length > 0, localIds: local, remotes: [...remote.values()] };
-}
-
-interface FanOutResult {
-  readonly fan: FanOut;
-  /** Nodes that answered (the local sources count as one). */
-  readonly answered: number;
-  /** Nodes that missed the deadline. */
-  readonly timedOut: number;
-  /** A remote node's 400 (e.g. an unknown `<node>/<source>`): the request itself is invalid. */
-  readonly rejected: string | null;
-  /** The local part when it was searched now (not from the cache). */
-  readonly localAnswer: LocalAnswer | null;
-}
-
-async function fanOut(
-  deps: FederationDeps,
-  tenantId: string,
-  q: FederatedQuery,
-  selection: Selection,
-  remotes: Selection['remotes'],
-  o: {
-    budget: number;
-    criticalFirst: boolean;
-    intent: ReturnType<typeof inferIntent>;
-    contextTerms: ReadonlySet<string>;
-    cachedLocal: LocalAnswer | undefined;
-    origin: string;
-    /** Failed nodes are reported with the (masked) message from their answer, else with their status only. */
-    detailed: boolean;
-    viewer: Viewer;
-    forwardedFor: string | undefined;
-  },
-  failed: { node: string; reason: string }[],
-): Promise<FanOutResult> {
-  const deadlineMs = deps.config.federation.deadlineMs;
-  const service = deps.federation;
-  const localTask =
-    selection.searchLocal && !o.cachedLocal ? withDeadline((signal) => searchLocal(deps, tenantId, q, selection, o.viewer, signal), deadlineMs) : null;
-  const remoteTasks = remotes.map(({ node, sub }) =>
-    queryRemoteNode(node, q, {
-      intent: o.intent,
-      budget: o.budget,
-      criticalFirst: o.criticalFirst,
-      contextTerms: [...o.contextTerms],
-      subNodes: sub,
-      deadlineMs,
-      ...(o.forwardedFor ? { forwardedFor: o.forwardedFor } : {}),
-      fetch: service?.fetch,
-      origin: o.origin,
-    }).then((outcome) => ({
-      node,
-      sub,
-      outcome,
-    })),
-  );
-  const consulted: string[] = [];
-  let answered = 0;
-  let timedOut = 0;
-  let rejected: string | null = null;
-  let localAnswer: LocalAnswer | null = null;
-  let local: FanOut['local'] = [];
-  if (o.cachedLocal) {
-    answered++;
-    local = o.cachedLocal.candidates;
-    consulted.push(...o.cachedLocal.consulted);
-  } else if (localTask) {
-    const r = await localTask;
-    if (r.ok) {
-      answered++;
-      local = r.value;
-      const seen = new Set(selection.localIds);
-      for (const c of local) seen.add(c.passage.source_node);
-      localAnswer = { candidates: local, consulted: [...seen].sort() };
-      consulted.push(...localAnswer.consulted);
-    } else {
-      timedOut++;
-      failed.push({ node: 'local', reason: `no answer within ${deadlineMs} ms` });
-      deps.log.warn({ tenantId, deadlineMs }, 'local sources missed the federation deadline');
-    }
-  }
-  const remote: FederatedItem[] = [];
-  for (const { node, sub, outcome } of await Promise.all(remoteTasks)) {
-    if (outcome.ok) {
-      answered++;
-      service?.unhealthyUntil.delete(node.node_id);
-      remote.push(...outcome.items);
-      consulted.push(...(outcome.consulted.length ? outcome.consulted : [node.name]));
-      continue;
-    }
-    if (outcome.reason === 'timeout') {
-      timedOut++;
-      service?.unhealthyUntil.set(node.node_id, deps.clock.now().getTime() + UNHEALTHY_COOLDOWN_MS);
-    }
-    // The request passed this node's own validation, so a remote 400 concerns what only the remote can
-    // check: the sources named under it (`paris/nope`). Otherwise (e.g. version skew) the node is left out.
-    if (outcome.reason === 'rejected' && sub) rejected ??= `${node.name}: ${outcome.message}`;
-    failed.push({ node: node.name, reason: o.detailed ? outcome.message : outcome.status });
-    deps.log.warn({ tenantId, node: node.name, reason: outcome.message }, 'remote node left out of the federated answer');
-  }
-  return { fan: { local, remote, consulted }, answered, timedOut, rejected, localAnswer };
-}
-
-async function searchLocal(deps: FederationDeps, tenantId: string, q: FederatedQuery, selection: Selection, viewer: Viewer, signal: AbortSignal) {
-  // One hybrid query over every selected local source, as deep as without damping (the result cache holds
-  // it for any budget): damping shrinks what each source keeps after ranking (critical items first), not
-  // what is looked at. Twice the undamped per-node budget leaves room for several passages of one document.
-  const limit = Math.min(400, q.max_results * OVERFETCH * 2);
-  const r = await retrieveLocal(
-    {
-      db: deps.db,
-      log: deps.log,
-      embeddings: deps.embeddings,
-      translator: deps.federation?.translator ?? (deps.translations ? translatorFrom(deps.translations) : undefined),
-    },
-    // Half the deadline for the query's vector: a remote model that is down still leaves time for BM25.
-    { tenantId, query: q.query, sources: selection.local, filters: q.filters, limit, viewer, signal, embedTimeoutMs: deps.config.federation.deadlineMs / 2 },
-  );
-  return r.candidates;
-}
-
-type Deadlined<T> = { ok: true; value: T } | { ok: false };
-
-/** Runs `task` with an abort signal fired at the deadline; resolves `{ok: false}` if it is missed. Task errors propagate. */
-async function withDeadline<T>(task: (signal: AbortSignal) => Promise<T>, ms: number): Promise<Deadlined<T>> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Deadlined<T>>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve({ ok: false });
-    }, ms);
-  });
-  try {
-    const run = task(controller.signal).then(
-      (value): Deadlined<T> => ({ ok: true, value }),
-      (err: unknown): Deadlined<T> => {
-        if (controller.signal.aborted) return { ok: false };
-        throw err;
-      },
-    );
-    return await Promise.race([run, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
- * Keeps each local source's best `budget` items (critical ones first while damping): the damping budget
- * applies per node, not only to the final list.
+ * Keeps each local source's best `budget` items (critical ones first while damping): the damping budget applies
+ * per node, not only to the final list; tombstoned ones keep their reserved places (surface.ts takeWithTombstones).
  */
-/** At most `budget` items per source, tombstoned ones keeping their reserved places (surface.ts takeWithTombstones). */
 function capPerNode(items: FederatedItem[], budget: number, criticalFirst: boolean): FederatedItem[] {
   const order = compareItems(criticalFirst);
   const byNode = new Map<string, FederatedItem[]>();

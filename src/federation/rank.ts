@@ -1,5 +1,5 @@
 import type { Passage } from '../documents/index.ts';
-import { clamp01, combineRelevance, criticalTerm, hasEmotionalLanguage, intentFit, itemFeatures, temporalWeight, translatedMatch } from './combine.ts';
+import { clamp01, criticalTerm, hasEmotionalLanguage, intentFit, itemFeatures, SEMANTIC_WEIGHT, temporalWeight, translatedMatch } from './combine.ts';
 import { CONTENT_URGENCY, type CriticalResult, detectCritical } from './critical.ts';
 import { ageDays, temporalStatus } from './decay.ts';
 import type { IntentSignal } from './intent.ts';
@@ -48,12 +48,109 @@ export interface RankContext {
   readonly includeReasoning: boolean;
 }
 
-const FORMULA =
-  'relevance = match · temporal · (0.75 + 0.15·intent_fit + 0.10·critical); match = c·(0.65·semantic + 0.35·lexical) + (1−c)·lexical, c = federation_confidence; temporal = (1−μ) + μ·exp(−λ·days), μ = 0.5 + 0.5·urgency';
+/** What every stage may read of one candidate: its passage, normalized scores, age and critical signals. */
+export interface StageInput {
+  readonly candidate: LocalCandidate;
+  /** BM25 over the best BM25 of this query's local candidates (0..1). */
+  readonly lexical: number;
+  /** The clamped cosine in the query model's space, or null. */
+  readonly semantic: number | null;
+  readonly days: number;
+  readonly critical: CriticalResult;
+  readonly terms: readonly string[];
+  readonly emotional: boolean;
+}
+
+/**
+ * One ranking stage: a pure function of a candidate and the query's context to its term and the reasoning shown for
+ * it. `weight` says how the term enters the relevance: as a factor, or as a weighted addend of the modifier
+ * `(MODIFIER_BASE + Σ weight·term)`. The relevance and the formula users see are both derived from this list.
+ */
+export interface RankStage {
+  readonly name: string;
+  readonly weight: 'factor' | number;
+  /** The term's definition in the formula text (a factor's), when it is more than its name. */
+  readonly definition?: string;
+  score(input: StageInput, ctx: RankContext): { readonly term: number; readonly reasoning: Readonly<Record<string, unknown>> };
+}
+
+export const MODIFIER_BASE = 0.75;
+
+const matchStage: RankStage = {
+  name: 'match',
+  weight: 'factor',
+  definition: `c·(${SEMANTIC_WEIGHT}·semantic + ${(1 - SEMANTIC_WEIGHT).toFixed(2)}·lexical) + (1−c)·lexical, c = federation_confidence`,
+  score: ({ candidate: c, lexical, semantic }) => {
+    const match = translatedMatch(semantic, c.federation_confidence, lexical);
+    return { term: match, reasoning: { match: round(match), semantic: semantic === null ? null : round(semantic), lexical: round(lexical), lexical_raw: round(c.passage.lexical_score) } };
+  },
+};
+
+const temporalStage: RankStage = {
+  name: 'temporal',
+  weight: 'factor',
+  definition: '(1−μ) + μ·exp(−λ·days), μ = 0.5 + 0.5·urgency',
+  score: ({ days }, ctx) => {
+    const temporal = temporalWeight(days, ctx.lambda, ctx.intent.urgency);
+    const known = Number.isFinite(days);
+    return {
+      term: temporal,
+      reasoning: {
+        days_since_update: known ? round(days) : null,
+        decay: round(Math.exp(-ctx.lambda * (known ? days : Number.POSITIVE_INFINITY))),
+        temporal_weight: round(temporal),
+      },
+    };
+  },
+};
+
+const intentStage: RankStage = {
+  name: 'intent_fit',
+  weight: 0.15,
+  score: ({ candidate: { passage: p }, days, critical, terms, emotional }, ctx) => {
+    const features = itemFeatures({ ...p, days, is_critical: critical.is_critical, emotional }, ctx.userId, ctx.contextTerms, terms);
+    const fit = intentFit(ctx.intent, features);
+    return { term: clamp01(fit), reasoning: { intent_fit: round(fit), intent_features: features } };
+  },
+};
+
+const criticalStage: RankStage = {
+  name: 'critical',
+  weight: 0.1,
+  score: ({ critical }, ctx) => {
+    const term = criticalTerm(critical.is_critical, ctx.intent.urgency);
+    return { term: clamp01(term), reasoning: { critical_signals: critical.signals, critical_term: round(term) } };
+  },
+};
+
+/** The ranking pipeline, in the order its terms appear in the formula (docs/ranking.md §7). */
+export const RANK_STAGES: readonly RankStage[] = [matchStage, temporalStage, intentStage, criticalStage];
+
+/** `relevance = Π factors · (MODIFIER_BASE + Σ weight·term)`, in 0..1 because every term is. */
+export function combineTerms(stages: readonly RankStage[], terms: readonly number[]): number {
+  let product = 1;
+  let modifier = MODIFIER_BASE;
+  stages.forEach((s, i) => {
+    const t = terms[i] ?? 0;
+    if (s.weight === 'factor') product *= t;
+    else modifier += s.weight * t;
+  });
+  return clamp01(product * modifier);
+}
+
+/** The formula text shown in `reasoning.formula`, written from the stages. */
+export function rankingFormula(stages: readonly RankStage[]): string {
+  const factors = stages.filter((s) => s.weight === 'factor');
+  const addends = stages.flatMap((s) => (s.weight === 'factor' ? [] : [`${s.weight.toFixed(2)}·${s.name}`]));
+  const head = `relevance = ${[...factors.map((s) => s.name), `(${[MODIFIER_BASE, ...addends].join(' + ')})`].join(' · ')}`;
+  return [head, ...stages.flatMap((s) => (s.definition ? [`${s.name} = ${s.definition}`] : []))].join('; ');
+}
+
+const FORMULA = rankingFormula(RANK_STAGES);
 
 /**
  * Scores local candidates into response items: one item per document (its best passage), lexical scores
- * normalized by the best lexical score among the candidates, then match, decay, intent, critical → relevance.
+ * normalized by the best lexical score among the candidates, then each stage of RANK_STAGES → relevance.
  */
 export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContext): FederatedItem[] {
   const maxLex = candidates.reduce((m, c) => Math.max(m, c.passage.lexical_score), 0);
@@ -66,7 +163,7 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
     const prev = best.get(c.passage.document_id);
     if (!prev || match > prev.match) best.set(c.passage.document_id, { c, lexical, semantic, match });
   }
-  return [...best.values()].map(({ c, lexical, semantic, match }) => {
+  return [...best.values()].map(({ c, lexical, semantic }) => {
     const p = c.passage;
     // A source that gives no timestamp: the document is as old as Atrium's knowledge of it.
     const timestamp = p.updated_at ?? p.created_at ?? p.ingested_at;
@@ -76,16 +173,13 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
     // detectCritical reads the body only for urgent queries: one memo per side of that threshold.
     const critical = memo.critical[urgent] ?? detectCritical(p, ctx.intent.urgency);
     memo.critical[urgent] = critical;
-    const features = itemFeatures({ ...p, days, is_critical: critical.is_critical, emotional: memo.emotional }, ctx.userId, ctx.contextTerms, memo.terms);
-    const fit = intentFit(ctx.intent, features);
-    const temporal = temporalWeight(days, ctx.lambda, ctx.intent.urgency);
-    const crit = criticalTerm(critical.is_critical, ctx.intent.urgency);
+    const scored = RANK_STAGES.map((s) => s.score({ candidate: c, lexical, semantic, days, critical, terms: memo.terms, emotional: memo.emotional }, ctx));
     const tombstone = ctx.tombstoneOf(p);
     const item: FederatedItem = {
       id: p.document_id,
       content: p.content,
       source_node: p.source_node,
-      relevance_score: round(combineRelevance(match, temporal, fit, crit)),
+      relevance_score: round(combineTerms(RANK_STAGES, scored.map((x) => x.term))),
       semantic_similarity: round(semantic ?? 0),
       federation_confidence: round(clamp01(c.federation_confidence)),
       temporal_status: temporalStatus(days),
@@ -105,26 +199,7 @@ export function rankLocal(candidates: readonly LocalCandidate[], ctx: RankContex
         chunk_id: p.chunk_id,
         embedding_model: p.embedding_model,
       },
-      ...(ctx.includeReasoning
-        ? {
-            reasoning: {
-              match: round(match),
-              semantic: semantic === null ? null : round(semantic),
-              lexical: round(lexical),
-              lexical_raw: round(p.lexical_score),
-              days_since_update: Number.isFinite(days) ? round(days) : null,
-              decay: round(Math.exp(-ctx.lambda * (Number.isFinite(days) ? days : Number.POSITIVE_INFINITY))),
-              temporal_weight: round(temporal),
-              intent_fit: round(fit),
-              intent_features: features,
-              critical_signals: critical.signals,
-              critical_term: round(crit),
-              tombstone_id: tombstone,
-              translation: c.translation,
-              formula: FORMULA,
-            },
-          }
-        : {}),
+      ...(ctx.includeReasoning ? { reasoning: Object.assign({}, ...scored.map((x) => x.reasoning), { tombstone_id: tombstone, translation: c.translation, formula: FORMULA }) } : {}),
     };
     return item;
   });

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, clientErrorFromDatabase, Errors, isAppError } from '../platform/errors.ts';
+import { AppError, type AppErrorCode, clientErrorFromDatabase, Errors, isAppError } from '../platform/errors.ts';
 
 function fromFastify(err: FastifyError, request: FastifyRequest): AppError | null {
   if (hasZodFastifySchemaValidationErrors(err)) {
@@ -24,7 +24,7 @@ function fromFastify(err: FastifyError, request: FastifyRequest): AppError | nul
   }
   if (err instanceof SyntaxError && err.statusCode === 400) return Errors.malformedJson(err.message);
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return new AppError(String(err.code ?? 'bad_request').toLowerCase(), err.statusCode, err.message);
+    return new AppError(fastifyCode(err.code), err.statusCode, err.message);
   }
   return null;
 }
@@ -47,4 +47,10 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
   };
   if (appErr.details !== undefined) body.error.details = appErr.details;
   return reply.status(appErr.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/** A Fastify client error's code as the catalogue's `fst_err_*` family (platform/errors.ts), else `bad_request`. */
+function fastifyCode(code: unknown): AppErrorCode {
+  const c = String(code ?? '').toLowerCase();
+  return c.startsWith('fst_err_') ? `fst_err_${c.slice('fst_err_'.length)}` : 'bad_request';
 }

@@ -2,18 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { acceptBootstrapKey, createFailureThrottle, createTokenBucketLimiter, upsertBootstrapKey } from '../access/index.ts';
 import { createSessionAuthenticator } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
-import { createWebhookJobHandler, setFilesystemRoots, WEBHOOK_JOB_KIND } from '../connectors/index.ts';
-import { EMBED_JOB_KIND, embedJobHandler } from '../documents/index.ts';
+import { setFilesystemRoots } from '../connectors/index.ts';
 import { createEmbeddingRegistry, type ManagedEmbeddingRegistry } from '../embeddings/index.ts';
 import { createFederationService } from '../federation/index.ts';
 import { type App, type AppDeps, buildApp, createMetrics } from '../http/index.ts';
 import { type Clock, systemClock } from '../platform/clock.ts';
 import { type DatabaseExecutor, migrate, openPglite, openPostgres } from '../platform/db/index.ts';
-import { createWorker, type JobHandler, type Worker } from '../platform/jobs/index.ts';
+import { createWorker, type Worker } from '../platform/jobs/index.ts';
 import type { Logger } from '../platform/log.ts';
 import { createSecretBox, resolveSecretKey } from '../platform/secrets.ts';
-import { createSyncHandler, createValidateHandler, documentStoreFor, SYNC_JOB_KIND, VALIDATE_JOB_KIND, withScheduler } from '../sync/index.ts';
-import { createTrainJobHandler, createTranslationRegistry, TRAIN_JOB_KIND } from '../translations/index.ts';
+import { documentStoreFor, jobHandlers, withScheduler } from '../sync/index.ts';
+import { createTranslationRegistry } from '../translations/index.ts';
 
 /** Opens the configured storage; an embedded folder under its lock, naming `command` as its holder. */
 export async function openDatabase(config: Config, log: Logger, command = 'open'): Promise<DatabaseExecutor> {
@@ -56,14 +55,8 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
     };
     const metrics = createMetrics({ defaultMetrics: true });
     const app = await buildApp(deps, { metrics, systemOnly: config.role === 'worker' });
-    const handlers = new Map<string, JobHandler>();
-    handlers.set(EMBED_JOB_KIND, embedJobHandler(deps));
     setFilesystemRoots(config.connectors.filesystemRoots);
-    handlers.set(SYNC_JOB_KIND, createSyncHandler(deps));
-    handlers.set(VALIDATE_JOB_KIND, createValidateHandler(deps));
-    handlers.set(WEBHOOK_JOB_KIND, createWebhookJobHandler(deps));
-    handlers.set(TRAIN_JOB_KIND, createTrainJobHandler(deps));
-    const baseWorker = createWorker({ db, log: log.child({ component: 'worker' }), handlers, ...config.worker });
+    const baseWorker = createWorker({ db, log: log.child({ component: 'worker' }), handlers: jobHandlers(deps), ...config.worker });
     const worker = config.connectors.scheduler ? withScheduler(baseWorker, deps) : baseWorker;
     metrics.gauge('atrium_connectors', 'Connectors by kind and state', ['connector_type', 'status'], async (g) => {
       g.reset();

@@ -1,7 +1,7 @@
 import type { Principal } from '../access/index.ts';
 import { executeAction, listConnectors } from '../connectors/index.ts';
 import { getDocument } from '../documents/index.ts';
-import { runFederatedQuery } from '../federation/index.ts';
+import { federatedRequestSchema, type NodesField, runFederatedQuery } from '../federation/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { resolveView } from '../identity/index.ts';
 import { isAppError } from '../platform/errors.ts';
@@ -10,6 +10,9 @@ import { formatActionResult, formatConnectors, formatDocument, formatQueryAnswer
 import { recentDocuments } from './recent.ts';
 import { RESOURCES } from './resources.ts';
 import type { ToolArgs, ToolName } from './tools.ts';
+
+/** Unknown sources are named as the tool's `sources` argument, listed by list_connectors. */
+const TOOL_NODES_FIELD: NodesField = { name: 'sources', path: 'sources', listedBy: 'list_connectors' };
 
 type ToolImpl<N extends ToolName> = (caller: Principal, args: ToolArgs<N>, signal?: AbortSignal) => Promise<ToolOutput>;
 
@@ -21,17 +24,24 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       // Both reasoning flags go on as given: the request schema refuses them when they contradict.
       // Whose documents: the key's person, the person an act_as key names (X-Atrium-Act-As), or public only.
       const { viewer } = await resolveView(deps, caller, { actAs: caller.actAs });
-      const answer = await runFederatedQuery(deps, caller, {
+      // The request in the tool's own argument names (`limit`, `sources` are the request's aliases), so what the
+      // request schema refuses (contradicting flags, two date ranges) is named as the caller wrote it.
+      const request = federatedRequestSchema.safeParse({
         query: args.query,
         user_id: caller.userId,
-        max_results: args.limit,
-        ...(args.sources ? { node_ids: args.sources } : {}),
+        limit: args.limit,
+        ...(args.sources ? { sources: args.sources } : {}),
         ...(args.include_reasoning !== undefined ? { include_reasoning: args.include_reasoning } : {}),
         ...(args.includeReasoning !== undefined ? { includeReasoning: args.includeReasoning } : {}),
         ...(args.filters ? { filters: args.filters } : {}),
         ...(args.intent_signal ? { intent_signal: args.intent_signal } : {}),
-      }, { viewer }).catch((err: unknown) => {
-        throw inToolTerms(err);
+      });
+      if (!request.success) {
+        const issue = request.error.issues[0];
+        throw new ToolError(`invalid ${issue?.path.join('.') || 'arguments'}: ${issue?.message ?? 'invalid'}`);
+      }
+      const answer = await runFederatedQuery(deps, caller, request.data, { viewer, nodesField: TOOL_NODES_FIELD }).catch((err: unknown) => {
+        throw isAppError(err) && err.status === 400 ? new ToolError(err.message) : err;
       });
       return formatQueryAnswer(answer);
     },
@@ -68,16 +78,4 @@ export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
       return { uri: def.uri, mimeType: def.mimeType, text: JSON.stringify(body, null, 2) };
     },
   };
-}
-
-/** A federated-query validation error in the tool's own argument names (sources, limit), not the HTTP body's. */
-function inToolTerms(err: unknown): unknown {
-  if (!isAppError(err) || err.status !== 400) return err;
-  const message = err.message
-    .replace(/\bbody\.node_ids\b/g, 'sources')
-    .replace(/\bnode_ids\b/g, 'sources')
-    .replace(/\bbody\.max_results\b/g, 'limit')
-    .replace(/\bbody\./g, '')
-    .replace(/\(see GET \/v1\/nodes\)/g, '(see list_connectors)');
-  return new ToolError(message);
 }

@@ -1,14 +1,67 @@
 import { z } from 'zod';
 
+/**
+ * Every error code the service answers with: its HTTP status and when it is used. docs/errors.md is generated from
+ * this table (`node --import tsx scripts/error-table.ts`); a test fails when the page is stale. An AppError takes
+ * only a code listed here, or one of the families below.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, when: 'the request does not validate; `details.problems` names each field' },
+  malformed_json: { status: 400, when: 'the body is not valid JSON' },
+  json_too_deep: { status: 400, when: 'the body nests objects and arrays deeper than the limit (`details.max_depth`)' },
+  egress_denied: { status: 400, when: 'a URL the egress policy refuses (a private address in production mode), named by its field' },
+  bad_request: { status: 400, when: 'another client error raised by the HTTP framework (its own `fst_err_*` code when it has one)' },
+  unauthenticated: { status: 401, when: 'no credential, or an invalid, revoked or expired one (`details.reason: session_expired` for a session)' },
+  invalid_signature: { status: 401, when: "a webhook delivery whose signature does not verify with the connector's secret" },
+  permission_denied: { status: 403, when: 'the credential lacks the permission (`details.required_permission`), or asks a view of documents it may not take' },
+  host_not_allowed: { status: 403, when: 'MCP over HTTP: the Host header does not name this service (DNS rebinding protection)' },
+  origin_not_allowed: { status: 403, when: 'MCP over HTTP: the browser Origin is not allowed' },
+  not_found: { status: 404, when: 'the named object does not exist for this tenant (`details.kind`, `details.id`)' },
+  route_not_found: { status: 404, when: 'no route has this method and path' },
+  tool_not_found: { status: 404, when: 'MCP invoke: no tool of that name, or one the credential may not call' },
+  resource_not_found: { status: 404, when: 'MCP: no resource at that URI' },
+  conflict: { status: 409, when: "the object's state does not allow it (e.g. a sync already running; `details.status`, `details.reason`)" },
+  payload_too_large: { status: 413, when: 'the body or a batch exceeds its limit' },
+  unsupported_media_type: { status: 415, when: 'a content type other than application/json' },
+  oauth_unsupported: { status: 422, when: 'the connector kind does not use OAuth' },
+  oauth_not_configured: { status: 422, when: 'no OAuth client is configured for the kind (ATRIUM_OAUTH_CLIENTS) and no credentials were given' },
+  no_credentials: { status: 422, when: 'the connector kind takes no credentials' },
+  no_actions: { status: 422, when: 'the connector kind declares no actions' },
+  intent_not_understood: { status: 422, when: 'execute: the intent could not be planned into an action' },
+  unknown_action: { status: 422, when: 'execute: the plan names an action the kind does not declare' },
+  invalid_action_parameters: { status: 422, when: "execute: the action's parameters do not validate (pass them in `context`)" },
+  webhook_unsupported: { status: 422, when: 'the connector kind does not receive webhooks' },
+  webhook_secret_missing: { status: 422, when: "the kind's webhooks are signed with a vendor secret that is not in the credentials" },
+  rate_limited: { status: 429, when: 'the rate limit is exceeded (`Retry-After`)' },
+  too_many_failed_attempts: { status: 429, when: 'too many failed authentication attempts from this client (`Retry-After`)' },
+  internal_error: { status: 500, when: 'an unexpected failure (logged, never detailed in the answer)' },
+  federation_failed: { status: 500, when: 'every node a federated query selected failed with an error (none timed out)' },
+  upstream_error: { status: 502, when: 'the LLM endpoint (ATRIUM_LLM_BASE_URL) failed' },
+  embedding_provider_error: { status: 502, when: 'a remote embedding provider failed (retried by jobs)' },
+  embedding_provider_rejected: { status: 502, when: 'a remote embedding provider rejected the request for good (key, model, dimensions)' },
+  service_unavailable: { status: 503, when: 'a dependency of the request is not available right now' },
+  embedding_model_unavailable: { status: 503, when: "an embedding model's optional package is not installed" },
+  timeout: { status: 504, when: 'no selected node answered a federated query within the deadline' },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Families of codes catalogued elsewhere: the SSO problems (`auth/problems.ts` PROBLEMS, each with its remedy) and
+ * Fastify's own client errors (lowercased `fst_err_*`).
+ */
+export const ERROR_FAMILIES = ['sso_', 'saml_', 'oidc_', 'fst_err_'] as const;
+export type AppErrorCode = ErrorCode | `${(typeof ERROR_FAMILIES)[number]}${string}`;
+
 /** The one error type that reaches a wire. `code` is stable; `message` tells the user what to do. */
 export class AppError extends Error {
-  readonly code: string;
+  readonly code: AppErrorCode;
   readonly status: number;
   readonly details: unknown;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
-    code: string,
+    code: AppErrorCode,
     status: number,
     message: string,
     opts: { details?: unknown; cause?: unknown; headers?: Record<string, string> } = {},
@@ -50,7 +103,7 @@ export const Errors = {
   payloadTooLarge: (message: string) => new AppError('payload_too_large', 413, message),
   unsupportedMediaType: (type: string) =>
     new AppError('unsupported_media_type', 415, `content type '${type}' is not supported: send application/json`),
-  unprocessable: (code: string, message: string, details?: unknown) => new AppError(code, 422, message, { details }),
+  unprocessable: (code: ErrorCode, message: string, details?: unknown) => new AppError(code, 422, message, { details }),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError('rate_limited', 429, `rate limit exceeded: retry after ${retryAfterSeconds} s`, {
       details: { retry_after_seconds: retryAfterSeconds },

@@ -1,21 +1,18 @@
-import { z } from 'zod';
 import { getKind } from '../connectors/catalog.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
 import { applySettingsPatch, buildSourceContext, credentialMasker, findVendorError, maskedError, shareRateLimit } from '../connectors/kit/context.ts';
 import { authErrorMessage, SourceSettingsError, VendorAuthError } from '../connectors/kit/errors.ts';
 import { applyTransition, getConnector } from '../connectors/store.ts';
-import type { JobContext } from '../platform/jobs/index.ts';
-
-const payloadSchema = z.object({ connectorId: z.string() });
+import { type JobHandler, jobHandler } from '../platform/jobs/index.ts';
+import { VALIDATE_JOB } from '../connectors/sync-request.ts';
 
 /**
  * The `connector.validate` job: checks a new connector's credentials against the vendor. Valid → `connected`
  * (the scheduler then runs its first full sync); rejected → `error` with an actionable message, no retry loop.
  * Network failures retry with the job queue's backoff; the last attempt leaves the connector in `error`.
  */
-export function createValidateHandler(deps: ConnectorDeps) {
-  return async (ctx: JobContext): Promise<unknown> => {
-    const { connectorId } = payloadSchema.parse(ctx.job.payload);
+export function createValidateHandler(deps: ConnectorDeps): JobHandler {
+  return jobHandler(VALIDATE_JOB, async ({ connectorId }, ctx) => {
     const tenantId = ctx.job.tenantId;
     const connector = await getConnector(deps.db, tenantId, connectorId);
     if (connector?.status !== 'connecting') return { skipped: connector ? connector.status : 'deleted' };
@@ -48,5 +45,5 @@ export function createValidateHandler(deps: ConnectorDeps) {
       await applyTransition(deps.db, tenantId, connectorId, event, { reason: message, lastError: message });
       return { valid: false, message };
     }
-  };
+  });
 }

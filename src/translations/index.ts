@@ -15,6 +15,7 @@ export {
   createTrainJobHandler,
   embedSecondsPerText,
   estimateTrainingSeconds,
+  TRAIN_JOB,
   TRAIN_JOB_KIND,
   type TrainPayload,
   type TrainRequestConfig,

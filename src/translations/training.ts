@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import type { EmbeddingProvider, EmbeddingRegistry } from '../embeddings/provider.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
-import { getJob, type Job, JobCancelledError, type JobContext, type JobHandler, NonRetriableError } from '../platform/jobs/index.ts';
+import { defineJobKind, getJob, type Job, JobCancelledError, type JobContext, type JobHandler, jobHandler, NonRetriableError } from '../platform/jobs/index.ts';
 import { encodeMap, mat } from '../vec2vec/index.ts';
 import { replaceTranslations } from './store.ts';
 import { trainInThread } from './train-thread.ts';
 
-export const TRAIN_JOB_KIND = 'vec2vec.train';
 
 /** Training settings as the API takes them; every field has a documented default. */
 export const trainConfigSchema = z
@@ -28,6 +27,15 @@ export const trainPayloadSchema = z.object({
   config: trainConfigSchema,
 });
 export type TrainPayload = z.infer<typeof trainPayloadSchema>;
+
+/** The `vec2vec.train` job: one training per model pair at a time (either direction). */
+export const TRAIN_JOB = defineJobKind({
+  kind: 'vec2vec.train',
+  payload: trainPayloadSchema,
+  maxAttempts: 3,
+  dedupeKey: (tenantId, p) => `vec2vec.train:${tenantId}:${[p.source_model, p.target_model].sort().join('|')}`,
+});
+export const TRAIN_JOB_KIND = TRAIN_JOB.kind;
 
 export interface TrainResult {
   readonly forward_id: string;
@@ -74,10 +82,7 @@ async function embedAll(p: EmbeddingProvider, texts: readonly string[], ctx: Job
  * from the texts in its payload; the rows' ids derive from the job id, so a re-run replaces, never duplicates.
  */
 export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
-  return async (ctx) => {
-    const parsed = trainPayloadSchema.safeParse(ctx.job.payload);
-    if (!parsed.success) throw new NonRetriableError(`invalid training job payload: ${parsed.error.message}`);
-    const { source_model: sourceModel, target_model: targetModel, texts, config } = parsed.data;
+  return jobHandler(TRAIN_JOB, async ({ source_model: sourceModel, target_model: targetModel, texts, config }, ctx) => {
     const source = deps.embeddings?.get(sourceModel);
     const target = deps.embeddings?.get(targetModel);
     if (!source || !target) throw new NonRetriableError(`embedding model '${!source ? sourceModel : targetModel}' is not available on this server`);
@@ -202,7 +207,7 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
       usable_samples: keep.length,
     };
     return result;
-  };
+  });
 }
 
 /**

@@ -1,8 +1,8 @@
-import { createWebhookJobHandler, WEBHOOK_JOB_KIND } from '../../src/connectors/index.ts';
+import { WEBHOOK_JOB } from '../../src/connectors/index.ts';
 import type { App, AppDeps } from '../../src/http/index.ts';
 import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
 import { createWorker, type Worker } from '../../src/platform/jobs/index.ts';
-import { createSyncHandler, createValidateHandler, SYNC_JOB_KIND, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import { jobHandlers, SYNC_JOB, VALIDATE_JOB } from '../../src/sync/index.ts';
 import type { Response as InjectResponse } from 'light-my-request';
 import type { Clock } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -16,11 +16,7 @@ export function connectorWorker(t: { db: DatabaseExecutor; deps: AppDeps }, opts
   return createWorker({
     db: t.db,
     log: silentLog,
-    handlers: new Map([
-      [SYNC_JOB_KIND, createSyncHandler(t.deps)],
-      [VALIDATE_JOB_KIND, createValidateHandler(t.deps)],
-      [WEBHOOK_JOB_KIND, createWebhookJobHandler(t.deps)],
-    ]),
+    handlers: jobHandlers(t.deps, { only: [SYNC_JOB, VALIDATE_JOB, WEBHOOK_JOB] }),
     concurrency: 1,
     pollMs: opts.pollMs ?? 50,
   });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordAudit } from '../../audit/index.ts';
 import { resolveModelName } from '../../embeddings/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';
-import { enqueueJob, getJob } from '../../platform/jobs/index.ts';
+import { enqueue, getJob } from '../../platform/jobs/index.ts';
 import { Ops } from '../../platform/operations.ts';
 import {
   cancelTraining,
@@ -11,6 +11,7 @@ import {
   estimateTrainingSeconds,
   IDENTITY_ID,
   resolveKnownModel,
+  TRAIN_JOB,
   TRAIN_JOB_KIND,
   type TranslationRegistry,
   trainConfigSchema,
@@ -142,14 +143,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
           [{ path: 'parallel_texts', message: `${texts.length} usable, need ${body.config.min_samples}` }],
         );
       }
-      const pair = [source.id, target.id].sort().join('|');
-      const { job, created } = await enqueueJob(deps.db, {
-        tenantId: principal.tenantId,
-        kind: TRAIN_JOB_KIND,
-        payload: { source_model: source.id, target_model: target.id, texts, config: body.config },
-        dedupeKey: `${TRAIN_JOB_KIND}:${principal.tenantId}:${pair}`,
-        maxAttempts: 3,
-      });
+      const { job, created } = await enqueue(deps.db, TRAIN_JOB, principal.tenantId, { source_model: source.id, target_model: target.id, texts, config: body.config });
       if (!created) throw Errors.conflict(`a training job for ${source.id} ↔ ${target.id} is already ${job.status}: ${job.id}`, { job_id: job.id });
       await recordAudit(deps.db, {
         tenantId: principal.tenantId,

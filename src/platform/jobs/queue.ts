@@ -7,7 +7,8 @@ export interface Job {
   readonly id: string;
   readonly tenantId: string;
   readonly kind: string;
-  readonly payload: Record<string, unknown>;
+  /** Parse it with its kind's schema (`jobHandler`, `JobKind.payload`); never cast it. */
+  readonly payload: unknown;
   readonly status: JobStatus;
   readonly attempts: number;
   readonly maxAttempts: number;
@@ -27,7 +28,7 @@ export function rowToJob(r: Record<string, unknown>): Job {
     id: String(r.id),
     tenantId: String(r.tenant_id),
     kind: String(r.kind),
-    payload: (r.payload ?? {}) as Record<string, unknown>,
+    payload: r.payload ?? {},
     status: r.status as JobStatus,
     attempts: Number(r.attempts),
     maxAttempts: Number(r.max_attempts),
