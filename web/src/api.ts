@@ -256,36 +256,3 @@ export function uploadImport(connectorId: string, file: File, options: ImportOpt
     xhr.send(file);
   });
 }
-
-/** `GET /v1/status` (admin). */
-export interface ServiceStatus {
-  readonly version: string;
-  readonly role: string;
-  readonly uptime_seconds: number;
-  readonly storage: { readonly mode: 'pglite' | 'postgres'; readonly data_dir: string | null; readonly size_bytes: number | null };
-  readonly queue: {
-    readonly queued: number;
-    readonly running: number;
-    readonly failed_last_24h: number;
-    readonly oldest_queued_at: string | null;
-    readonly by_kind: readonly { readonly kind: string; readonly queued: number; readonly running: number }[];
-  };
-  readonly workers: { readonly in_this_process: boolean; readonly concurrency: number; readonly active: number };
-  readonly last_syncs: readonly {
-    readonly connector_id: string;
-    readonly display_name: string;
-    readonly connector_type: string;
-    readonly status: string;
-    readonly started_at: string;
-    readonly finished_at: string | null;
-    readonly added: number;
-    readonly updated: number;
-    readonly deleted: number;
-    readonly error: string | null;
-  }[];
-  readonly models: readonly { readonly model: string; readonly dimensions: number; readonly default: boolean; readonly loaded: boolean; readonly load_ms: number | null }[];
-}
-
-export function getStatus(signal?: AbortSignal): Promise<ServiceStatus> {
-  return api<ServiceStatus>('/v1/status', { signal });
-}
