@@ -1,4 +1,4 @@
-import { call, isRecord } from '../api.ts';
+import { call } from '../api.ts';
 import { CopyButton, ErrorBox, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { clientConfigs, KEY_PLACEHOLDER, mcpEndpoints } from '../lib/mcp-config.ts';
@@ -38,7 +38,7 @@ export function McpPage() {
             {tools.data.tools.map((t) => (
               <li key={t.name}>
                 <code>{t.name}</code>
-                {t.parameters && isRecord(t.parameters) && <span className="muted"> ({Object.keys(t.parameters).join(', ') || 'no parameters'})</span>}
+                {<span className="muted"> ({Object.keys(t.parameters).join(', ') || 'no parameters'})</span>}
                 {t.description && <div className="muted small">{t.description}</div>}
               </li>
             ))}
