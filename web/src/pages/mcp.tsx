@@ -38,7 +38,7 @@ export function McpPage() {
             {tools.data.tools.map((t) => (
               <li key={t.name}>
                 <code>{t.name}</code>
-                {<span className="muted"> ({Object.keys(t.parameters).join(', ') || 'no parameters'})</span>}
+                <span className="muted"> ({Object.keys(t.parameters).join(', ') || 'no parameters'})</span>
                 {t.description && <div className="muted small">{t.description}</div>}
               </li>
             ))}
