@@ -3,7 +3,7 @@
 // generated from the service's OpenAPI document (packages/client): `call((c) => c.GET('/v1/me'))`.
 import { AtriumApiError, type AtriumClient, createAtriumClient, type Outcome, type SuccessData, unwrap } from '../../packages/client/src/index.ts';
 
-export type { OperationRequestBody, OperationResponse } from '../../packages/client/src/index.ts';
+export type { OperationRequestBody, OperationResponse, operations } from '../../packages/client/src/index.ts';
 
 const KEY_STORAGE = 'atrium.apiKey';
 
