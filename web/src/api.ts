@@ -3,6 +3,8 @@
 // generated from the service's OpenAPI document (packages/client): `call((c) => c.GET('/v1/me'))`.
 import { AtriumApiError, type AtriumClient, createAtriumClient, type Outcome, type SuccessData, unwrap } from '../../packages/client/src/index.ts';
 
+import type { OperationResponse, operations } from '../../packages/client/src/index.ts';
+
 export type { OperationRequestBody, OperationResponse, operations } from '../../packages/client/src/index.ts';
 
 const KEY_STORAGE = 'atrium.apiKey';
@@ -181,32 +183,14 @@ export function availablePaths(): Promise<Set<string>> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Issue 26 (console): uploads of exports and the status page. Kept apart from the functions above, which the
-// generated typed client replaces; these can move into it once the client knows these two endpoints.
+// Uploads of exports (POST /v1/connectors/{connector_id}/imports). Not through the typed client's fetch: only
+// XMLHttpRequest reports the bytes sent as they go. The answer and the options are still the schema's types.
 
-/** What `POST /v1/connectors/{id}/imports` answers. */
-export interface ImportResult {
-  readonly kind: string;
-  readonly documents: number;
-  readonly added: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
-  readonly notes: readonly string[];
-  readonly embed_job_ids: readonly string[];
-}
+/** What `POST /v1/connectors/{connector_id}/imports` answers. */
+export type ImportResult = OperationResponse<'postConnectorImports'>;
 
 /** Column mapping and options of an upload, sent as the query string (CSV and JSONL columns, Slack workspace URL). */
-export interface ImportOptions {
-  readonly format?: 'zip' | 'csv' | 'jsonl';
-  readonly id_column?: string;
-  readonly title_column?: string;
-  readonly text_columns?: string;
-  readonly url_column?: string;
-  readonly author_column?: string;
-  readonly date_column?: string;
-  readonly slack_url?: string;
-}
+export type ImportOptions = Omit<NonNullable<operations['postConnectorImports']['parameters']['query']>, 'filename'>;
 
 /** The upload's state: `sending` with the share of bytes sent, then `reading` while the service reads and stores. */
 export type UploadProgress = { readonly stage: 'sending'; readonly sent: number; readonly total: number } | { readonly stage: 'reading' };
@@ -240,7 +224,7 @@ export function uploadImport(connectorId: string, file: File, options: ImportOpt
         body = undefined;
       }
       if (xhr.status >= 200 && xhr.status < 300) {
-        resolve(body as ImportResult);
+        resolve(body as ImportResult); // the service's answer to this operation, per its response schema
         return;
       }
       const e = isRecord(body) && isRecord(body.error) ? body.error : {};
