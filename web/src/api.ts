@@ -141,18 +141,15 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** JSON request; resolves to the parsed body (undefined for 204). */
-export async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
+/**
+ * A JSON request the typed client cannot describe: only the OpenAPI document itself (below). Every API operation goes
+ * through `call`, so its types come from the schema; not exported, so no page grows a hand-written response type again.
+ */
+async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
   const res = await send(path, opts);
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/** A non-JSON body (XML metadata, say) as text. */
-export async function apiText(path: string, opts: RequestOptions = {}): Promise<string> {
-  const res = await send(path, { ...opts, accept: opts.accept ?? '*/*' });
-  return res.text();
 }
 
 /** A file the service sends as an attachment (a CSV export), fetched with the credential, and its file name. */
