@@ -116,12 +116,11 @@ describe('settings form from JSON Schema', () => {
 
 describe('sync history', () => {
   it('reads runs newest first and builds the documents series oldest first', () => {
-    const runs = parseSyncRuns({
-      sync_runs: [
-        { id: 'r1', sync_type: 'full', status: 'succeeded', started_at: '2026-01-01T00:00:00Z', finished_at: '2026-01-01T00:01:00Z', added: 10, updated: 0, deleted: 0 },
-        { id: 'r2', sync_type: 'incremental', status: 'failed', started_at: '2026-01-02T00:00:00Z', counts: { added: 3, deleted: 1 }, error: 'rate limited' },
-      ],
-    });
+    const run = { trigger: 'manual', updated: 0, unchanged: 0, batches: 1, rate_limited_waits: 0 } as const;
+    const runs = parseSyncRuns([
+      { ...run, run_id: 'r1', sync_type: 'full', status: 'completed', started_at: '2026-01-01T00:00:00Z', finished_at: '2026-01-01T00:01:00Z', added: 10, deleted: 0, error: null },
+      { ...run, run_id: 'r2', sync_type: 'incremental', status: 'failed', started_at: '2026-01-02T00:00:00Z', finished_at: null, added: 3, deleted: 1, error: 'rate limited' },
+    ]);
     assert.deepEqual(
       runs.map((r) => [r.id, r.added, r.deleted, r.error]),
       [
@@ -133,7 +132,7 @@ describe('sync history', () => {
       documentSeries(runs).map((p) => p.documents),
       [10, 12],
     );
-    assert.deepEqual(parseSyncRuns({}), []);
+    assert.deepEqual(parseSyncRuns([]), []);
   });
 });
 

@@ -3,7 +3,9 @@
 // generated from the service's OpenAPI document (packages/client): `call((c) => c.GET('/v1/me'))`.
 import { AtriumApiError, type AtriumClient, createAtriumClient, type Outcome, type SuccessData, unwrap } from '../../packages/client/src/index.ts';
 
-export type { OperationRequestBody, OperationResponse } from '../../packages/client/src/index.ts';
+import type { OperationResponse, operations } from '../../packages/client/src/index.ts';
+
+export type { OperationRequestBody, OperationResponse, operations } from '../../packages/client/src/index.ts';
 
 const KEY_STORAGE = 'atrium.apiKey';
 
@@ -139,18 +141,15 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** JSON request; resolves to the parsed body (undefined for 204). */
-export async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
+/**
+ * A JSON request the typed client cannot describe: only the OpenAPI document itself (below). Every API operation goes
+ * through `call`, so its types come from the schema; not exported, so no page grows a hand-written response type again.
+ */
+async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
   const res = await send(path, opts);
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/** A non-JSON body (XML metadata, say) as text. */
-export async function apiText(path: string, opts: RequestOptions = {}): Promise<string> {
-  const res = await send(path, { ...opts, accept: opts.accept ?? '*/*' });
-  return res.text();
 }
 
 /** A file the service sends as an attachment (a CSV export), fetched with the credential, and its file name. */
@@ -181,32 +180,14 @@ export function availablePaths(): Promise<Set<string>> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Issue 26 (console): uploads of exports and the status page. Kept apart from the functions above, which the
-// generated typed client replaces; these can move into it once the client knows these two endpoints.
+// Uploads of exports (POST /v1/connectors/{connector_id}/imports). Not through the typed client's fetch: only
+// XMLHttpRequest reports the bytes sent as they go. The answer and the options are still the schema's types.
 
-/** What `POST /v1/connectors/{id}/imports` answers. */
-export interface ImportResult {
-  readonly kind: string;
-  readonly documents: number;
-  readonly added: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
-  readonly notes: readonly string[];
-  readonly embed_job_ids: readonly string[];
-}
+/** What `POST /v1/connectors/{connector_id}/imports` answers. */
+export type ImportResult = OperationResponse<'postConnectorImports'>;
 
 /** Column mapping and options of an upload, sent as the query string (CSV and JSONL columns, Slack workspace URL). */
-export interface ImportOptions {
-  readonly format?: 'zip' | 'csv' | 'jsonl';
-  readonly id_column?: string;
-  readonly title_column?: string;
-  readonly text_columns?: string;
-  readonly url_column?: string;
-  readonly author_column?: string;
-  readonly date_column?: string;
-  readonly slack_url?: string;
-}
+export type ImportOptions = Omit<NonNullable<operations['postConnectorImports']['parameters']['query']>, 'filename'>;
 
 /** The upload's state: `sending` with the share of bytes sent, then `reading` while the service reads and stores. */
 export type UploadProgress = { readonly stage: 'sending'; readonly sent: number; readonly total: number } | { readonly stage: 'reading' };
@@ -240,7 +221,7 @@ export function uploadImport(connectorId: string, file: File, options: ImportOpt
         body = undefined;
       }
       if (xhr.status >= 200 && xhr.status < 300) {
-        resolve(body as ImportResult);
+        resolve(body as ImportResult); // the service's answer to this operation, per its response schema
         return;
       }
       const e = isRecord(body) && isRecord(body.error) ? body.error : {};
@@ -255,37 +236,4 @@ export function uploadImport(connectorId: string, file: File, options: ImportOpt
     };
     xhr.send(file);
   });
-}
-
-/** `GET /v1/status` (admin). */
-export interface ServiceStatus {
-  readonly version: string;
-  readonly role: string;
-  readonly uptime_seconds: number;
-  readonly storage: { readonly mode: 'pglite' | 'postgres'; readonly data_dir: string | null; readonly size_bytes: number | null };
-  readonly queue: {
-    readonly queued: number;
-    readonly running: number;
-    readonly failed_last_24h: number;
-    readonly oldest_queued_at: string | null;
-    readonly by_kind: readonly { readonly kind: string; readonly queued: number; readonly running: number }[];
-  };
-  readonly workers: { readonly in_this_process: boolean; readonly concurrency: number; readonly active: number };
-  readonly last_syncs: readonly {
-    readonly connector_id: string;
-    readonly display_name: string;
-    readonly connector_type: string;
-    readonly status: string;
-    readonly started_at: string;
-    readonly finished_at: string | null;
-    readonly added: number;
-    readonly updated: number;
-    readonly deleted: number;
-    readonly error: string | null;
-  }[];
-  readonly models: readonly { readonly model: string; readonly dimensions: number; readonly default: boolean; readonly loaded: boolean; readonly load_ms: number | null }[];
-}
-
-export function getStatus(signal?: AbortSignal): Promise<ServiceStatus> {
-  return api<ServiceStatus>('/v1/status', { signal });
 }

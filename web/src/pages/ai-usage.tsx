@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, apiFile } from '../api.ts';
+import { apiFile, call, type OperationResponse, type operations } from '../api.ts';
 import { BarChart, StackedDailyChart } from '../components/charts.tsx';
 import { ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
@@ -21,37 +21,17 @@ import {
 import { Link, navigate, useLocation } from '../router.tsx';
 import { useSession } from '../session.tsx';
 
-interface UsageRow {
-  readonly day?: string | null;
-  readonly provider?: string | null;
-  readonly user?: string | null;
-  readonly model?: string | null;
-  readonly api_key?: string | null;
-  readonly requests: number;
-  readonly input_tokens: number;
-  readonly output_tokens: number;
-  readonly cost_usd: number;
-}
-type Totals = Pick<UsageRow, 'requests' | 'input_tokens' | 'output_tokens' | 'cost_usd'>;
-interface UsageAnswer {
-  readonly rows: UsageRow[];
-  readonly totals: Totals;
-  readonly truncated: boolean;
-}
-interface Finding {
-  readonly finding_id: string;
-  readonly rule: string;
-  readonly provider: string;
-  readonly subject: string;
-  readonly details: Record<string, unknown>;
-  readonly first_seen: string | null;
-  readonly detected_at: string;
-}
-interface Connector {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly status: string;
+type UsageAnswer = OperationResponse<'getAiUsage'>;
+type UsageRow = UsageAnswer['rows'][number];
+type Totals = UsageAnswer['totals'];
+type Finding = OperationResponse<'getAiUsageFindings'>['findings'][number];
+type Connector = OperationResponse<'getConnectors'>['connectors'][number];
+type UsageQuery = NonNullable<OperationQuery<'getAiUsage'>>;
+type Rule = Finding['rule'];
+
+/** The rule filter from the address bar, if it names a rule the service knows (else no filter). */
+function knownRule(rule: string): Rule | undefined {
+  return Object.hasOwn(RULE_LABELS, rule) ? (rule as Rule) : undefined;
 }
 
 const FILTER_LABELS: Record<FilterKey, string> = { provider: 'Provider', user: 'User', model: 'Model', api_key: 'API key' };
@@ -59,8 +39,10 @@ const TOP_MODELS = 5;
 const TOP_BARS = 10;
 const tokens = (r: UsageRow) => r.input_tokens + r.output_tokens;
 
-function usage(group_by: string, q: Record<string, string>, signal: AbortSignal, extra: Record<string, string> = {}) {
-  return api<UsageAnswer>('/v1/ai-usage', { signal, query: { ...q, ...extra, group_by, limit: 50_000 } });
+type OperationQuery<O extends keyof operations> = operations[O]['parameters']['query'];
+
+function usage(group_by: string, q: UsageQuery, signal: AbortSignal, extra: UsageQuery = {}) {
+  return call((c) => c.GET('/v1/ai-usage', { signal, params: { query: { ...q, ...extra, group_by, limit: 50_000 } } }));
 }
 
 export function AiUsagePage() {
@@ -90,12 +72,12 @@ function AiUsageView() {
 
   // Anything at all, ever: the empty state's question (and, for a connector reader, whether an llm_providers connector exists).
   const anything = useLoad(async (signal) => {
-    const all = await api<UsageAnswer>('/v1/ai-usage', { signal });
+    const all = await call((c) => c.GET('/v1/ai-usage', { signal }));
     let connectors: Connector[] | null = null;
     if (all.totals.requests + all.totals.input_tokens + all.totals.output_tokens + all.totals.cost_usd === 0 && session.can('connector:read')) {
       const [list, catalog] = await Promise.all([
-        api<{ connectors: Connector[] }>('/v1/connectors', { signal }),
-        api<{ connectors: { connector_type: string; group: string }[] }>('/v1/connectors/catalog', { signal }),
+        call((c) => c.GET('/v1/connectors', { signal })),
+        call((c) => c.GET('/v1/connectors/catalog', { signal })),
       ]);
       const llm = new Set(catalog.connectors.filter((c) => c.group === 'llm_providers').map((c) => c.connector_type));
       connectors = list.connectors.filter((c) => llm.has(c.connector_type));
@@ -125,7 +107,7 @@ function AiUsageView() {
     [filters.from, filters.to],
   );
   const findings = useLoad(
-    (signal) => api<{ findings: Finding[] }>('/v1/ai-usage/findings', { signal, query: { rule: filters.rule || undefined, provider: filters.provider || undefined } }),
+    (signal) => call((c) => c.GET('/v1/ai-usage/findings', { signal, params: { query: { rule: knownRule(filters.rule), provider: filters.provider || undefined } } })),
     [filters.rule, filters.provider],
   );
 

@@ -1,16 +1,7 @@
 import { type FormEvent, useState } from 'react';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
-
-interface AuditEvent {
-  readonly id: string;
-  readonly action: string;
-  readonly actor_id: string | null;
-  readonly user_id: string | null;
-  readonly timestamp: string;
-  readonly details: Record<string, unknown>;
-}
 
 interface Filter {
   readonly action: string;
@@ -41,10 +32,12 @@ export function AuditPage() {
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
     (signal) =>
-      api<{ events: AuditEvent[]; next_cursor: string | null }>('/v1/audit', {
-        signal,
-        query: { action: actionParam(filter.action), since: isoOrUndefined(filter.since), until: isoOrUndefined(filter.until), limit: PAGE_SIZE, cursor },
-      }),
+      call((c) =>
+        c.GET('/v1/audit', {
+          signal,
+          params: { query: { action: actionParam(filter.action), since: isoOrUndefined(filter.since), until: isoOrUndefined(filter.until), limit: PAGE_SIZE, cursor } },
+        }),
+      ),
     [filter, cursor],
   );
   const apply = (e: FormEvent) => {

@@ -1,4 +1,4 @@
-import { api, isRecord } from '../api.ts';
+import { call } from '../api.ts';
 import { LineChart } from '../components/line-chart.tsx';
 import { ConfirmButton, ErrorBox, JsonView, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
@@ -6,10 +6,11 @@ import { relativeTime } from '../lib/format.ts';
 import { documentSeries, parseSyncRuns, type SyncRun } from '../lib/sync-history.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSession } from '../session.tsx';
-import { deleteConnector, noSyncReason, oauthUrl, parseCatalog, StatusBadge, setPaused, syncConnector } from './connector-shared.tsx';
+import { deleteConnector, noSyncReason, loadCatalog, oauthUrl, StatusBadge, setPaused, syncConnector } from './connector-shared.tsx';
 
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : undefined;
+/** A text field worth showing: null and empty both read as "nothing to show". */
+function str(v: string | null | undefined): string | undefined {
+  return v || undefined;
 }
 
 /**
@@ -34,22 +35,22 @@ function SyncProgress({ run, now }: { run: SyncRun; now: Date }) {
 export function ConnectorDetailPage({ id }: { id: string }) {
   const session = useSession();
   const writable = session.can('connector:write');
-  const detail = useLoad((signal) => api<Record<string, unknown>>(`/v1/connectors/${encodeURIComponent(id)}`, { signal }), [id], { refreshMs: 4000 });
+  const detail = useLoad((signal) => call((client) => client.GET('/v1/connectors/{id}', { params: { path: { id } }, signal })), [id], { refreshMs: 4000 });
   const act = useAction(async (fn: () => Promise<void>) => {
     await fn();
     detail.reload();
   });
-  const catalog = useLoad((signal) => api<unknown>('/v1/connectors/catalog', { signal }).then(parseCatalog), []);
-  const c = detail.data && isRecord(detail.data.connector) ? detail.data.connector : detail.data;
+  const catalog = useLoad((signal) => loadCatalog(signal), []);
+  const c = detail.data;
   const now = new Date();
-  const status = str(c?.status) ?? 'unknown';
-  const type = str(c?.connector_type) ?? '';
-  const runs = c ? parseSyncRuns(c) : [];
+  const status = c?.status ?? 'unknown';
+  const type = c?.connector_type ?? '';
+  const runs = c ? parseSyncRuns(c.sync_runs) : [];
   const kind = catalog.data?.find((k) => k.connector_type === type);
   // Until the catalogue answers it is unknown whether this kind syncs; if it cannot be read, the service decides.
   const noSync = catalog.data ? noSyncReason(kind) : catalog.error !== undefined ? null : undefined;
-  const oauthKind = kind ? kind.raw.oauth === true || /oauth/i.test(kind.auth_type ?? '') : false;
-  const schedule = c && isRecord(c.schedule) ? c.schedule : null;
+  const oauthKind = kind ? kind.oauth || /oauth/i.test(kind.auth_type) : false;
+  const schedule = c?.schedule;
   return (
     <>
       <p>
@@ -60,7 +61,7 @@ export function ConnectorDetailPage({ id }: { id: string }) {
       {detail.loading && !c && <Loading />}
       {c && (
         <>
-          <PageTitle>{str(c.display_name) ?? id}</PageTitle>
+          <PageTitle>{c.display_name || id}</PageTitle>
           <dl className="kv">
             <div>
               <dt>Status</dt>
@@ -74,7 +75,7 @@ export function ConnectorDetailPage({ id }: { id: string }) {
             </div>
             <div>
               <dt>Documents</dt>
-              <dd>{typeof c.document_count === 'number' ? c.document_count : '—'}</dd>
+              <dd>{c.document_count}</dd>
             </div>
             <div>
               <dt>Last sync</dt>
@@ -130,7 +131,7 @@ export function ConnectorDetailPage({ id }: { id: string }) {
               <ConfirmButton
                 label="Delete"
                 className="danger"
-                title={`Delete “${str(c.display_name) ?? id}”?`}
+                title={`Delete “${c.display_name || id}”?`}
                 body={<p>Its documents are removed from the index and its sync jobs stop. This cannot be undone.</p>}
                 confirmLabel="Delete connector"
                 onConfirm={() =>
@@ -143,12 +144,10 @@ export function ConnectorDetailPage({ id }: { id: string }) {
             </div>
           )}
           <SyncHistory runs={runs} now={now} />
-          {isRecord(c.settings) && (
-            <details>
-              <summary>Settings</summary>
-              <JsonView value={c.settings} />
-            </details>
-          )}
+          <details>
+            <summary>Settings</summary>
+            <JsonView value={c.settings} />
+          </details>
         </>
       )}
     </>

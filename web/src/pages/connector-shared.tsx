@@ -1,4 +1,4 @@
-import { call, isRecord } from '../api.ts';
+import { call, type OperationResponse } from '../api.ts';
 import { Badge } from '../components/ui.tsx';
 
 export const STATES = ['disconnected', 'connecting', 'connected', 'syncing', 'idle', 'error', 'rate_limited', 'paused'] as const;
@@ -23,45 +23,12 @@ export function StatusBadge({ status }: { status: string }) {
   );
 }
 
-export interface CatalogKind {
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly category?: string;
-  readonly auth_type?: string;
-  readonly settings_schema?: unknown;
-  readonly credentials_schema?: unknown;
-  /** False for kinds with nothing to pull (`api`, a push source): the service refuses their syncs. */
-  readonly sync: boolean;
-  readonly raw: Record<string, unknown>;
-}
+/** One kind of connector the service offers (GET /v1/connectors/catalog). `sync` is false for kinds with nothing to pull. */
+export type CatalogKind = OperationResponse<'getConnectorsCatalog'>['connectors'][number];
 
-function firstArray(v: unknown): unknown[] {
-  if (Array.isArray(v)) return v;
-  if (isRecord(v)) for (const x of Object.values(v)) if (Array.isArray(x)) return x;
-  return [];
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : undefined;
-}
-
-/** Reads the catalogue tolerantly: the connectors capability owns its exact shape. */
-export function parseCatalog(body: unknown): CatalogKind[] {
-  return firstArray(body)
-    .filter(isRecord)
-    .map((k) => {
-      const type = str(k.connector_type) ?? str(k.type) ?? str(k.kind) ?? str(k.id) ?? 'unknown';
-      return {
-        connector_type: type,
-        display_name: str(k.display_name) ?? str(k.name) ?? str(k.title) ?? type,
-        category: str(k.category),
-        auth_type: str(k.auth_type) ?? str(k.auth),
-        settings_schema: k.settings_schema ?? k.settings ?? k.settingsSchema,
-        credentials_schema: k.credentials_schema ?? k.credentials ?? k.credentialsSchema,
-        sync: k.sync !== false,
-        raw: k,
-      };
-    });
+/** The catalogue of connector kinds. */
+export async function loadCatalog(signal?: AbortSignal): Promise<CatalogKind[]> {
+  return (await call((c) => c.GET('/v1/connectors/catalog', { signal }))).connectors;
 }
 
 /** Why a connector of this kind offers no sync buttons (null: it does). Unknown kinds keep them: the service decides. */
@@ -88,7 +55,7 @@ export async function deleteConnector(id: string): Promise<void> {
 /** The provider's authorization URL for an OAuth kind, bound to this connector. */
 export async function oauthUrl(type: string, connectorId: string): Promise<string> {
   const res = await call((c) => c.GET('/v1/connectors/{connector_type}/oauth-url', { params: { path: { connector_type: type }, query: { connector_id: connectorId } } }));
-  const url = str(res.url);
+  const url = res.url;
   if (!url) throw new Error('The service returned no authorization URL.');
   return url;
 }

@@ -1,28 +1,19 @@
 import { type FormEvent, useMemo, useState } from 'react';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { ConfirmButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { type Loaded, useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { type FormField, fieldsFromSchema, initialValues, valuesToObject } from '../lib/json-schema-form.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSession } from '../session.tsx';
-import { type CatalogKind, deleteConnector, noSyncReason, parseCatalog, StatusBadge, setPaused, syncConnector } from './connector-shared.tsx';
+import { type CatalogKind, deleteConnector, loadCatalog, noSyncReason, StatusBadge, setPaused, syncConnector } from './connector-shared.tsx';
 import { SchemaFields } from './schema-fields.tsx';
-
-interface ConnectorItem {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly status: string;
-  readonly last_sync_at: string | null;
-  readonly document_count: number;
-}
 
 export function ConnectorsPage() {
   const session = useSession();
   const writable = session.can('connector:write');
-  const list = useLoad((signal) => api<{ connectors: ConnectorItem[] }>('/v1/connectors', { signal }), [], { refreshMs: 5000 });
-  const catalog = useLoad((signal) => api<unknown>('/v1/connectors/catalog', { signal }).then(parseCatalog), []);
+  const list = useLoad((signal) => call((c) => c.GET('/v1/connectors', { signal })), [], { refreshMs: 5000 });
+  const catalog = useLoad((signal) => loadCatalog(signal), []);
   // Sync buttons wait for the catalogue, which says which kinds have nothing to sync; without it the service decides.
   const noSync = (type: string): string | null | undefined =>
     catalog.data ? noSyncReason(catalog.data.find((k) => k.connector_type === type)) : catalog.error !== undefined ? null : undefined;
@@ -132,8 +123,8 @@ function credentialFields(kind: CatalogKind): FormField[] {
   const fromSchema = fieldsFromSchema(kind.credentials_schema, { secret: true });
   if (fromSchema.length) return fromSchema;
   if (kind.auth_type === 'none' || kind.connector_type === 'api' || kind.connector_type === 'filesystem') return [];
-  const name = CREDENTIAL_KEY[kind.category ?? ''] ?? 'access_token';
-  const oauth = /oauth/i.test(kind.auth_type ?? '');
+  const name = CREDENTIAL_KEY[kind.category] ?? 'access_token';
+  const oauth = /oauth/i.test(kind.auth_type);
   return [{ name, label: name.replace(/_/g, ' '), kind: 'secret', required: !oauth, description: oauth ? 'Leave empty to connect with OAuth instead.' : undefined }];
 }
 
@@ -178,11 +169,10 @@ function ConnectorForm({ kind, onCreated }: { kind: CatalogKind; onCreated: () =
     const errors = { ...s.errors, ...c.errors };
     setFieldErrors(errors);
     if (Object.keys(errors).length) return;
-    const res = await api<{ connector_id: string; oauth_url?: string | null }>('/v1/connectors', {
-      method: 'POST',
-      body: { connector_type: kind.connector_type, display_name: name.trim(), credentials: c.value, settings: s.value },
-    });
-    setCreated({ id: res.connector_id, oauth_url: res.oauth_url ?? null });
+    const res = await call((client) =>
+      client.POST('/v1/connectors', { body: { connector_type: kind.connector_type, display_name: name.trim(), credentials: c.value, settings: s.value } }),
+    );
+    setCreated({ id: res.connector_id, oauth_url: res.oauth_url });
     onCreated();
   });
   const submit = (e: FormEvent) => {

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import Markdown from 'react-markdown';
-import { api, isRecord } from '../api.ts';
+import { call } from '../api.ts';
 import { SourceLink } from '../components/source-link.tsx';
 import { ErrorBox, JsonView, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
@@ -8,19 +8,18 @@ import { looksLikeMarkdown } from '../lib/markdown.ts';
 import { sourceName } from '../lib/plain-labels.ts';
 import { Link } from '../router.tsx';
 
-type Doc = Record<string, unknown>;
-
-function s(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : undefined;
+/** A text field worth showing: absent, null and empty all read as "nothing to show". */
+function s(v: string | null | undefined): string | undefined {
+  return v || undefined;
 }
 
 export function DocumentPage({ id }: { id: string }) {
-  const doc = useLoad((signal) => api<Doc>(`/v1/documents/${encodeURIComponent(id)}`, { signal }), [id]);
-  const d = doc.data && isRecord(doc.data.document) ? doc.data.document : doc.data;
+  const doc = useLoad((signal) => call((c) => c.GET('/v1/documents/{id}', { params: { path: { id } }, signal })), [id]);
+  const d = doc.data;
   const url = d ? s(d.url) : undefined;
-  const nodes = useLoad((signal) => api<{ nodes: { node_id: string; name: string }[] }>('/v1/nodes', { signal }).catch(() => ({ nodes: [] })), []);
+  const nodes = useLoad((signal) => call((c) => c.GET('/v1/nodes', { signal })).catch(() => ({ nodes: [] })), []);
   const names = new Map((nodes.data?.nodes ?? []).map((n) => [n.node_id, n.name]));
-  const source = d ? (s(d.source_node) ?? s(d.connector_id)) : undefined;
+  const source = d ? s(d.source_node) : undefined;
   return (
     <>
       <p>
@@ -60,8 +59,8 @@ export function DocumentPage({ id }: { id: string }) {
               <SourceLink url={url}>Open in the source tool ↗</SourceLink>
             </p>
           )}
-          <DocumentText content={s(d.content) ?? ''} type={s(d.document_type)} />
-          {isRecord(d.metadata) && Object.keys(d.metadata).length > 0 && (
+          <DocumentText content={d.content} type={s(d.document_type)} />
+          {Object.keys(d.metadata).length > 0 && (
             <details>
               <summary>Metadata</summary>
               <JsonView value={d.metadata} />

@@ -1,20 +1,9 @@
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { Badge, ConfirmButton, CopyButton, ErrorBox, Loading } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { oauthUrls } from '../lib/mcp-config.ts';
 import { useSession } from '../session.tsx';
-
-interface Grant {
-  readonly grant_id: string;
-  readonly client_name: string;
-  readonly redirect_uri: string;
-  readonly subject: { readonly kind: 'user' | 'api_key'; readonly id: string; readonly email: string | null };
-  readonly permissions: string[];
-  readonly created_at: string;
-  readonly last_used_at: string | null;
-  readonly expires_at: string;
-}
 
 /** The URL to paste into Claude / ChatGPT custom connectors: the MCP endpoint, which announces its OAuth server. */
 export function OAuthConnectSection({ origin }: { origin: string }) {
@@ -49,9 +38,9 @@ export function OAuthConnectSection({ origin }: { origin: string }) {
 export function OAuthGrantsSection() {
   const session = useSession();
   const isAdmin = session.me?.permissions.includes('admin') ?? false;
-  const list = useLoad((signal) => api<{ grants: Grant[] }>('/v1/oauth/grants', { signal }), []);
+  const list = useLoad((signal) => call((c) => c.GET('/v1/oauth/grants', { signal })), []);
   const revoke = useAction(async (id: string) => {
-    await api(`/v1/oauth/grants/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    await call((c) => c.DELETE('/v1/oauth/grants/{id}', { params: { path: { id } } }));
     list.reload();
   });
   const now = new Date();

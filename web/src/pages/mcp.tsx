@@ -1,19 +1,13 @@
-import { api, isRecord } from '../api.ts';
+import { call } from '../api.ts';
 import { CopyButton, ErrorBox, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { clientConfigs, KEY_PLACEHOLDER, mcpEndpoints } from '../lib/mcp-config.ts';
 import { OAuthConnectSection, OAuthGrantsSection } from './mcp-oauth.tsx';
 
-interface Tool {
-  readonly name: string;
-  readonly description?: string;
-  readonly parameters?: Record<string, unknown>;
-}
-
 export function McpPage() {
   const origin = location.origin;
   const endpoints = mcpEndpoints(origin);
-  const tools = useLoad((signal) => api<{ tools: Tool[] }>('/v1/expose/mcp/tools', { signal }), []);
+  const tools = useLoad((signal) => call((c) => c.GET('/v1/expose/mcp/tools', { signal })), []);
   return (
     <>
       <PageTitle>MCP</PageTitle>
@@ -44,7 +38,7 @@ export function McpPage() {
             {tools.data.tools.map((t) => (
               <li key={t.name}>
                 <code>{t.name}</code>
-                {t.parameters && isRecord(t.parameters) && <span className="muted"> ({Object.keys(t.parameters).join(', ') || 'no parameters'})</span>}
+                <span className="muted"> ({Object.keys(t.parameters).join(', ') || 'no parameters'})</span>
                 {t.description && <div className="muted small">{t.description}</div>}
               </li>
             ))}

@@ -1,34 +1,11 @@
 import { type FormEvent, useState } from 'react';
-import { api } from '../api.ts';
+import { call, type OperationResponse } from '../api.ts';
 import { Badge, ErrorBox, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 
-interface View {
-  readonly kind: 'person' | 'service' | 'bypass';
-  readonly email: string | null;
-  readonly acting: boolean;
-  readonly idp_groups: string[];
-  readonly vendor_groups: string[];
-  readonly vendor_accounts: string[];
-}
-
-interface Person {
-  readonly email: string;
-  readonly display_name: string | null;
-  readonly idp_groups: string[];
-  readonly accounts: string[];
-  readonly vendor_groups: string[];
-}
-
-interface Account {
-  readonly account_id: string;
-  readonly connector_id: string;
-  readonly display_name: string | null;
-  readonly email: string | null;
-  readonly mapped_email: string | null;
-  readonly groups: string[];
-}
+/** An identity of a connected tool, as GET /v1/identity/accounts lists it. */
+type Account = OperationResponse<'getIdentityAccounts'>['accounts'][number];
 
 /** A short list of codes, or a dash. */
 function Codes({ items, none = '—' }: { items: readonly string[]; none?: string }) {
@@ -46,7 +23,7 @@ function Codes({ items, none = '—' }: { items: readonly string[]; none?: strin
 
 /** What retrieval filters the caller's searches by (GET /v1/me → view). */
 function YourAccess() {
-  const me = useLoad((signal) => api<{ view: View }>('/v1/me', { signal }), []);
+  const me = useLoad((signal) => call((c) => c.GET('/v1/me', { signal })), []);
   const v = me.data?.view;
   return (
     <section className="card" aria-labelledby="you-h">
@@ -89,7 +66,7 @@ function YourAccess() {
 function MapAccountForm({ account, onMapped }: { account: Account; onMapped: (email: string) => void }) {
   const [email, setEmail] = useState('');
   const map = useAction(async () => {
-    await api(`/v1/identity/accounts/${encodeURIComponent(account.account_id)}`, { method: 'PUT', body: { email: email.trim() } });
+    await call((c) => c.PUT('/v1/identity/accounts/{account_id}', { params: { path: { account_id: account.account_id } }, body: { email: email.trim() } }));
     onMapped(email.trim().toLowerCase());
   });
   const submit = (e: FormEvent) => {
@@ -117,8 +94,8 @@ function MapAccountForm({ account, onMapped }: { account: Account; onMapped: (em
 
 /** The identity directory for admins: people, their vendor identities and groups, and the identities nobody resolves. */
 function Directory() {
-  const people = useLoad((signal) => api<{ people: Person[] }>('/v1/identity/people', { signal }), []);
-  const unresolved = useLoad((signal) => api<{ accounts: Account[] }>('/v1/identity/accounts', { signal, query: { unresolved: 'true' } }), []);
+  const people = useLoad((signal) => call((c) => c.GET('/v1/identity/people', { signal })), []);
+  const unresolved = useLoad((signal) => call((c) => c.GET('/v1/identity/accounts', { signal, params: { query: { unresolved: 'true' } } })), []);
   const [done, setDone] = useState<string | null>(null);
   const mapped = (account: string, email: string) => {
     setDone(`${account} is now ${email}.`);

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { api, isRecord } from '../api.ts';
+import { call, isRecord, type OperationRequestBody, type OperationResponse } from '../api.ts';
 import { SourceLink } from '../components/source-link.tsx';
 import { Badge, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
@@ -12,43 +12,8 @@ import { Link } from '../router.tsx';
 import { useSession } from '../session.tsx';
 import { EmptyGuide, Highlighted, SourceIcon } from './search-parts.tsx';
 
-export interface FederatedItem {
-  readonly id: string;
-  readonly content: string;
-  readonly source_node: string;
-  readonly relevance_score: number;
-  readonly semantic_similarity: number;
-  readonly federation_confidence: number;
-  readonly temporal_status: 'recent' | 'stale' | 'historical' | string;
-  readonly is_critical: boolean;
-  readonly suppressed_by_tombstone: boolean;
-  readonly metadata: Record<string, unknown>;
-  readonly reasoning?: unknown;
-}
-
-interface FederatedResponse {
-  readonly query_hash: string;
-  readonly items: FederatedItem[];
-  readonly nodes_consulted: string[];
-  readonly latency_ms: number;
-  readonly user_entropy: number;
-  readonly damping_active: boolean;
-  readonly reasoning?: {
-    readonly entropy_level?: string;
-    readonly intent?: Record<string, number>;
-    readonly intent_inferred?: string[];
-    readonly surfaced_limit?: number;
-    readonly cache?: string;
-    readonly nodes_failed?: { node: string; reason: string }[];
-  };
-}
-
-interface SourceNode {
-  readonly node_id: string;
-  readonly name: string;
-  readonly kind: string;
-  readonly connector_type: string | null;
-}
+type FederatedResponse = OperationResponse<'postFederate'>;
+export type FederatedItem = FederatedResponse['items'][number];
 
 const INTENT_DIMENSIONS = [
   ['urgency', 'Urgency (future → immediate)'],
@@ -84,16 +49,16 @@ export function SearchPage() {
   const [intent, setIntent] = useState<Record<IntentKey, number>>({ urgency: 0.5, emotional_weight: 0.5, action_likelihood: 0.5, social_dimension: 0.5, context_sensitivity: 0.5 });
   const [force, setForce] = useState(false);
   const [result, setResult] = useState<{ response: FederatedResponse; terms: string[] } | null>(null);
-  const nodes = useLoad((signal) => api<{ nodes: SourceNode[] }>('/v1/nodes', { signal }), []);
+  const nodes = useLoad((signal) => call((c) => c.GET('/v1/nodes', { signal })), []);
 
   const search = useAction(async () => {
-    const filters: Record<string, unknown> = {};
+    const filters: NonNullable<OperationRequestBody<'postFederate'>['filters']> = {};
     if (after || before) filters.date_range = { ...(after ? { after: new Date(after).toISOString() } : {}), ...(before ? { before: new Date(before).toISOString() } : {}) };
     if (list(authors)) filters.authors = list(authors);
     if (list(types)) filters.types = list(types);
     if (connectorType.trim()) filters.connector_type = connectorType.trim();
     if (documentType.trim()) filters.document_type = documentType.trim();
-    const body = {
+    const body: OperationRequestBody<'postFederate'> = {
       query: query.trim(),
       user_id: session.me?.user_id ?? 'console',
       max_results: Number(maxResults) || 10,
@@ -102,7 +67,7 @@ export function SearchPage() {
       ...(Object.keys(filters).length ? { filters } : {}),
       ...(useIntent ? { intent_signal: intent } : {}),
     };
-    const response = await api<FederatedResponse>(force ? '/v1/federate/force' : '/v1/federate', { method: 'POST', body });
+    const response = await call((c) => (force ? c.POST('/v1/federate/force', { body }) : c.POST('/v1/federate', { body })));
     setResult({ response, terms: queryTerms(body.query) });
   });
 
@@ -278,7 +243,7 @@ function Results({ response, terms, names }: { response: FederatedResponse; term
 }
 
 function ResultItem({ item, terms, now, sourceName, alsoIn }: { item: FederatedItem; terms: string[]; now: Date; sourceName: string; alsoIn: string[] }) {
-  const m = isRecord(item.metadata) ? item.metadata : {};
+  const m = item.metadata;
   const title = str(m.title) ?? item.id;
   const documentId = str(m.document_id) ?? item.id;
   const timestamp = str(m.timestamp) ?? str(m.updated_at);

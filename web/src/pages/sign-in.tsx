@@ -1,14 +1,10 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { api } from '../api.ts';
+import { call, type OperationResponse } from '../api.ts';
 import { ErrorBox, Field } from '../components/ui.tsx';
 import { ssoErrorMessage } from '../lib/sso-errors.ts';
 import { useSession } from '../session.tsx';
 
-interface SsoStatus {
-  readonly enabled: boolean;
-  readonly provider_type?: string | null;
-  readonly provider_name?: string | null;
-}
+type SsoStatus = OperationResponse<'getAuthSsoStatus'>;
 
 export function SignInPage() {
   const session = useSession();
@@ -25,7 +21,7 @@ export function SignInPage() {
     document.title = 'Sign in · Atrium';
     const ctl = new AbortController();
     const t = window.setTimeout(() => {
-      api<SsoStatus>('/v1/auth/sso/status', { key: null, query: { tenant_id: tenant }, signal: ctl.signal })
+      call((c) => c.GET('/v1/auth/sso/status', { params: { query: { tenant_id: tenant } }, signal: ctl.signal }), { key: null })
         .then(setSso)
         .catch(() => setSso(null));
     }, 250);

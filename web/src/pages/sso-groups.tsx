@@ -1,10 +1,8 @@
 import { type FormEvent, useState } from 'react';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { ErrorBox, Field } from '../components/ui.tsx';
 import { useAction } from '../hooks.ts';
 import { type MappingRow, mappingFromRows, rowsFromMapping, SSO_ROLES, type SsoRole } from '../lib/group-mapping.ts';
-
-const PATH = '/v1/auth/sso/group-mapping';
 
 /** Edits the IdP group → role mapping (admin, member, viewer). */
 export function GroupMappingEditor({ mapping, defaultRole, onSaved }: { mapping: Record<string, string>; defaultRole: string; onSaved: () => void }) {
@@ -12,7 +10,7 @@ export function GroupMappingEditor({ mapping, defaultRole, onSaved }: { mapping:
   const [fallback, setFallback] = useState<SsoRole>((SSO_ROLES as readonly string[]).includes(defaultRole) ? (defaultRole as SsoRole) : 'viewer');
   const [saved, setSaved] = useState(false);
   const save = useAction(async () => {
-    await api(PATH, { method: 'PUT', body: { group_mapping: mappingFromRows(rows), default_role: fallback } });
+    await call((c) => c.PUT('/v1/auth/sso/group-mapping', { body: { group_mapping: mappingFromRows(rows), default_role: fallback } }));
     setSaved(true);
     onSaved();
   });

@@ -1,31 +1,15 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { api, apiText, isRecord } from '../api.ts';
+import { call, type OperationResponse } from '../api.ts';
 import { Badge, ErrorBox, Field, JsonView, Loading, PageTitle } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { GroupMappingEditor } from './sso-groups.tsx';
 
-export interface SsoConfigView {
-  readonly active_provider: 'saml' | 'oidc' | null;
-  readonly saml: { idp_entity_id: string; idp_sso_url: string; idp_certificate: string; certificate?: { subject: string; not_after: string }; attribute_mapping: Record<string, string | undefined> } | null;
-  readonly oidc: { client_id: string; issuer_url: string; scopes: string[]; client_secret_set: boolean } | null;
-  readonly group_mapping: Record<string, string>;
-  readonly default_role: string;
-  readonly debug_mode: boolean;
-  readonly session_ttl_seconds: number;
-  readonly service_provider?: { entity_id: string; acs_url: string; oidc_redirect_uri: string; metadata_url: string };
-}
-
-interface SsoStatus {
-  readonly enabled: boolean;
-  readonly provider_type: string | null;
-  readonly provider_name: string | null;
-  readonly last_login: string | null;
-}
+export type SsoConfigView = OperationResponse<'getAuthSsoConfig'>;
 
 export function SsoPage() {
-  const status = useLoad((signal) => api<SsoStatus>('/v1/auth/sso/status', { signal }), []);
-  const config = useLoad((signal) => api<SsoConfigView>('/v1/auth/sso/config', { signal }), []);
+  const status = useLoad((signal) => call((c) => c.GET('/v1/auth/sso/status', { signal })), []);
+  const config = useLoad((signal) => call((c) => c.GET('/v1/auth/sso/config', { signal })), []);
   const [tab, setTab] = useState<'saml' | 'oidc'>('saml');
   const s = status.data;
   const c = config.data;
@@ -103,22 +87,20 @@ export function SsoPage() {
   );
 }
 
-function Saved({ value }: { value: unknown }) {
+function Saved({ value }: { value: SsoConfigView | undefined }) {
   if (value === undefined) return null;
   return (
     <div className="notice" role="status">
       Saved.
-      {isRecord(value) && (
-        <details>
-          <summary>Stored configuration</summary>
-          <JsonView value={value} />
-        </details>
-      )}
+      <details>
+        <summary>Stored configuration</summary>
+        <JsonView value={value} />
+      </details>
     </div>
   );
 }
 
-function SamlForm({ current, sp, onSaved }: { current: SsoConfigView['saml']; sp: SsoConfigView['service_provider']; onSaved: () => void }) {
+function SamlForm({ current, sp, onSaved }: { current: SsoConfigView['saml']; sp: SsoConfigView['service_provider'] | undefined; onSaved: () => void }) {
   const [f, setF] = useState({
     idp_entity_id: current?.idp_entity_id ?? '',
     idp_sso_url: current?.idp_sso_url ?? '',
@@ -127,18 +109,15 @@ function SamlForm({ current, sp, onSaved }: { current: SsoConfigView['saml']; sp
     name: current?.attribute_mapping.name ?? '',
     groups: current?.attribute_mapping.groups ?? '',
   });
-  const [saved, setSaved] = useState<unknown>(undefined);
+  const [saved, setSaved] = useState<SsoConfigView | undefined>(undefined);
   const save = useAction(async () => {
     const mapping = Object.fromEntries((['email', 'name', 'groups'] as const).filter((k) => f[k].trim()).map((k) => [k, f[k].trim()]));
-    const res = await api<unknown>('/v1/auth/sso/saml', {
-      method: 'POST',
-      body: { idp_entity_id: f.idp_entity_id.trim(), idp_sso_url: f.idp_sso_url.trim(), idp_certificate: f.idp_certificate.trim(), ...(Object.keys(mapping).length ? { attribute_mapping: mapping } : {}) },
-    });
-    setSaved(res ?? {});
+    const body = { idp_entity_id: f.idp_entity_id.trim(), idp_sso_url: f.idp_sso_url.trim(), idp_certificate: f.idp_certificate.trim(), ...(Object.keys(mapping).length ? { attribute_mapping: mapping } : {}) };
+    setSaved(await call((c) => c.POST('/v1/auth/sso/saml', { body })));
     onSaved();
   });
   const metadata = useAction(async () => {
-    const xml = await apiText('/v1/auth/sso/saml/metadata', { accept: 'application/samlmetadata+xml, application/xml, text/xml' });
+    const xml = await call((c) => c.GET('/v1/auth/sso/saml/metadata', { parseAs: 'text', headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } }));
     const url = URL.createObjectURL(new Blob([xml], { type: 'application/xml' }));
     const a = document.createElement('a');
     a.href = url;
@@ -188,15 +167,12 @@ function SamlForm({ current, sp, onSaved }: { current: SsoConfigView['saml']; sp
   );
 }
 
-function OidcForm({ current, sp, onSaved }: { current: SsoConfigView['oidc']; sp: SsoConfigView['service_provider']; onSaved: () => void }) {
+function OidcForm({ current, sp, onSaved }: { current: SsoConfigView['oidc']; sp: SsoConfigView['service_provider'] | undefined; onSaved: () => void }) {
   const [f, setF] = useState({ issuer_url: current?.issuer_url ?? '', client_id: current?.client_id ?? '', client_secret: '', scopes: (current?.scopes ?? ['openid', 'profile', 'email']).join(' ') });
-  const [saved, setSaved] = useState<unknown>(undefined);
+  const [saved, setSaved] = useState<SsoConfigView | undefined>(undefined);
   const save = useAction(async () => {
-    const res = await api<unknown>('/v1/auth/sso/oidc', {
-      method: 'POST',
-      body: { issuer_url: f.issuer_url.trim(), client_id: f.client_id.trim(), client_secret: f.client_secret, scopes: f.scopes.split(/[\s,]+/).filter(Boolean) },
-    });
-    setSaved(res ?? {});
+    const body = { issuer_url: f.issuer_url.trim(), client_id: f.client_id.trim(), client_secret: f.client_secret, scopes: f.scopes.split(/[\s,]+/).filter(Boolean) };
+    setSaved(await call((c) => c.POST('/v1/auth/sso/oidc', { body })));
     setF((x) => ({ ...x, client_secret: '' }));
     onSaved();
   });
@@ -235,7 +211,7 @@ function DebugToggle({ initial, ttl, onChanged }: { initial: boolean; ttl: numbe
   const save = useAction(async (next: { debug_mode: boolean; session_ttl_seconds?: number }) => {
     setDebug(next.debug_mode);
     try {
-      await api('/v1/auth/sso/config', { method: 'PATCH', body: next });
+      await call((c) => c.PATCH('/v1/auth/sso/config', { body: next }));
     } catch (err) {
       setDebug(!next.debug_mode);
       throw err;
@@ -267,30 +243,21 @@ function DebugToggle({ initial, ttl, onChanged }: { initial: boolean; ttl: numbe
   );
 }
 
-interface Check {
-  readonly name: string;
-  readonly ok: boolean;
-}
-
-interface Problem {
-  readonly code?: string;
-  readonly message?: string;
-  readonly remedy?: string;
-}
+type TestReport = OperationResponse<'postAuthSsoTest'>;
 
 function TestPanel() {
   const [samlResponse, setSamlResponse] = useState('');
   const test = useAction(async () =>
-    api<Record<string, unknown>>('/v1/auth/sso/test', { method: 'POST', body: { test_mode: true, ...(samlResponse.trim() ? { saml_response: samlResponse.trim() } : {}) } }),
+    call((c) => c.POST('/v1/auth/sso/test', { body: { test_mode: true, ...(samlResponse.trim() ? { saml_response: samlResponse.trim() } : {}) } })),
   );
-  const [result, setResult] = useState<Record<string, unknown> | null>(null);
+  const [result, setResult] = useState<TestReport | null>(null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const r = await test.run();
     if (r) setResult(r);
   };
-  const problems = result && Array.isArray(result.problems) ? (result.problems.filter(isRecord) as Problem[]) : [];
-  const checks = result && Array.isArray(result.checks) ? (result.checks.filter(isRecord) as unknown as Check[]) : [];
+  const problems = result?.problems ?? [];
+  const checks = result?.checks ?? [];
   return (
     <section className="card" aria-labelledby="test-h">
       <h2 id="test-h">Test the configuration</h2>
@@ -306,7 +273,7 @@ function TestPanel() {
       </form>
       {result && (
         <div className="test-result" aria-live="polite">
-          {result.ok === true ? <Badge tone="good">configuration valid</Badge> : problems.length > 0 ? <Badge tone="bad">{problems.length} problem(s)</Badge> : null}
+          {result.ok ? <Badge tone="good">configuration valid</Badge> : problems.length > 0 ? <Badge tone="bad">{problems.length} problem(s)</Badge> : null}
           {checks.length > 0 && (
             <ul className="checks">
               {checks.map((c) => (

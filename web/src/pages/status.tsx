@@ -1,4 +1,4 @@
-import { getStatus } from '../api.ts';
+import { call } from '../api.ts';
 import { Badge, ErrorBox, Loading, PageTitle } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
@@ -16,7 +16,7 @@ const ROLE: Readonly<Record<string, string>> = { all: 'API and background work i
 
 /** What the instance is doing (GET /v1/status, admin): refreshed every 5 s. */
 export function StatusPage() {
-  const status = useLoad((signal) => getStatus(signal), [], { refreshMs: 5000 });
+  const status = useLoad((signal) => call((c) => c.GET('/v1/status', { signal })), [], { refreshMs: 5000 });
   const s = status.data;
   const now = new Date();
   return (

@@ -1,5 +1,5 @@
 import { type ChangeEvent, type FormEvent, useEffect, useState } from 'react';
-import { api } from '../api.ts';
+import { call, type OperationRequestBody, type OperationResponse } from '../api.ts';
 import { Badge, ConfirmButton, ErrorBox, Field, Loading, PageTitle, ProgressBar } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
@@ -7,39 +7,18 @@ import { parseParallelTexts } from '../lib/parallel-texts.ts';
 import { useSession } from '../session.tsx';
 import { ConfidenceCell, LossChart } from './translation-parts.tsx';
 
-interface Translation {
-  readonly translation_id: string;
-  readonly source_model: string;
-  readonly target_model: string;
-  readonly confidence: number;
-  readonly trained_at: string;
-  readonly sample_count: number;
-  readonly kind?: string;
-  readonly builtin?: boolean;
-  readonly metrics?: Record<string, unknown>;
-}
-
-interface TrainingJob {
-  readonly job_id: string;
-  readonly status: string;
-  readonly progress: number;
-  readonly accuracy?: number | null;
-  readonly cycle_loss?: number | null;
-  readonly completed_at?: string | null;
-  readonly error?: string | null;
-  readonly stage?: string | null;
-  readonly confidence?: number | null;
-  readonly epoch_losses?: readonly { epoch: number; loss: number }[];
-}
+/** The training job as the page knows it: just its id and state right after starting, then what polling answers. */
+type Training = OperationResponse<'getVec2vecTraining'>;
+type TrainingJob = Pick<Training, 'job_id' | 'progress'> & { readonly status: string } & Partial<Omit<Training, 'status'>>;
 
 export function TranslationsPage() {
   const session = useSession();
-  const registry = useLoad((signal) => api<{ translations: Translation[] }>('/v1/vec2vec/registry', { signal }), []);
+  const registry = useLoad((signal) => call((c) => c.GET('/v1/vec2vec/registry', { signal })), []);
   const remove = useAction(async (id: string) => {
-    await api(`/v1/vec2vec/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    await call((c) => c.DELETE('/v1/vec2vec/{translation_id}', { params: { path: { translation_id: id } } }));
     registry.reload();
   });
-  const available = useLoad((signal) => api<{ models: { id: string; dimensions: number }[] }>('/v1/embeddings/models', { signal }).catch(() => ({ models: [] })), []);
+  const available = useLoad((signal) => call((c) => c.GET('/v1/embeddings/models', { signal })).catch(() => ({ models: [] })), []);
   const models = [...new Set([...(available.data?.models ?? []).map((m) => m.id), ...(registry.data?.translations ?? []).flatMap((t) => [t.source_model, t.target_model])])].sort();
   const now = new Date();
   return (
@@ -129,21 +108,20 @@ function TrainForm({ models, onDone }: { models: string[]; onDone: () => void })
   const parsed = parseParallelTexts(texts);
 
   const start = useAction(async () => {
-    const config: Record<string, number | boolean> = { use_neural: useNeural };
-    if (epochs) config.epochs = Number(epochs);
-    if (learningRate) config.learning_rate = Number(learningRate);
-    if (minSamples) config.min_samples = Number(minSamples);
-    if (validationSplit) config.validation_split = Number(validationSplit);
-    const res = await api<{ job_id: string; status: string }>('/v1/vec2vec/train', {
-      method: 'POST',
-      body: { source_model: source.trim(), target_model: target.trim(), parallel_texts: parsed, config },
-    });
+    const config: NonNullable<OperationRequestBody<'postVec2vecTrain'>['config']> = {
+      use_neural: useNeural,
+      ...(epochs ? { epochs: Number(epochs) } : {}),
+      ...(learningRate ? { learning_rate: Number(learningRate) } : {}),
+      ...(minSamples ? { min_samples: Number(minSamples) } : {}),
+      ...(validationSplit ? { validation_split: Number(validationSplit) } : {}),
+    };
+    const res = await call((c) => c.POST('/v1/vec2vec/train', { body: { source_model: source.trim(), target_model: target.trim(), parallel_texts: parsed, config } }));
     setJobNeural(useNeural);
     setJob({ job_id: res.job_id, status: res.status, progress: 0 });
   });
 
   const poll = useAction(async (id: string) => {
-    const j = await api<TrainingJob>(`/v1/vec2vec/training/${encodeURIComponent(id)}`);
+    const j = await call((c) => c.GET('/v1/vec2vec/training/{job_id}', { params: { path: { job_id: id } } }));
     setJob(j);
     if (j.status === 'completed') onDone();
   });

@@ -1,17 +1,10 @@
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, type ImportOptions, type ImportResult, isRecord, type UploadProgress, uploadImport } from '../api.ts';
+import { ApiError, call, type ImportOptions, type ImportResult, isRecord, type UploadProgress, uploadImport } from '../api.ts';
 import { ErrorBox, Field, Loading, PageTitle, ProgressBar } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { csvHeader, formatBytes, formatOfName, jsonlFields, PUSH_FIELDS, type UploadFormat } from '../lib/upload.ts';
 import { Link } from '../router.tsx';
 import { ColumnMapping, ImportSummary, type Mapping, SkippedFiles } from './upload-parts.tsx';
-
-interface PushSource {
-  readonly connector_id: string;
-  readonly display_name: string;
-  readonly connector_type: string;
-  readonly document_count: number;
-}
 
 const NEW = '__new__';
 const EMPTY_MAPPING: Mapping = { id: '', title: '', text: [], url: '', author: '', date: '' };
@@ -31,7 +24,7 @@ function optionsOf(format: UploadFormat, mapping: Mapping, slackUrl: string): Im
 }
 
 export function UploadPage() {
-  const sources = useLoad((signal) => api<{ connectors: PushSource[] }>('/v1/connectors', { signal }).then((r) => r.connectors.filter((c) => c.connector_type === 'api')), []);
+  const sources = useLoad((signal) => call((c) => c.GET('/v1/connectors', { signal })).then((r) => r.connectors.filter((c) => c.connector_type === 'api')), []);
   const [target, setTarget] = useState('');
   const [newName, setNewName] = useState('Uploads');
   const [file, setFile] = useState<File | null>(null);
@@ -63,10 +56,7 @@ export function UploadPage() {
     let id = chosen;
     let name = sources.data?.find((s) => s.connector_id === id)?.display_name ?? id;
     if (id === NEW) {
-      const created = await api<{ connector_id: string; display_name: string }>('/v1/connectors', {
-        method: 'POST',
-        body: { connector_type: 'api', display_name: newName.trim() || 'Uploads', credentials: {}, settings: {} },
-      });
+      const created = await call((c) => c.POST('/v1/connectors', { body: { connector_type: 'api', display_name: newName.trim() || 'Uploads', credentials: {}, settings: {} } }));
       id = created.connector_id;
       name = created.display_name;
       setTarget(id);
