@@ -1,12 +1,13 @@
 import type { Viewer } from '../documents/index.ts';
 import { OVERFETCH } from './damping.ts';
+import type { FederationDeps, LocalAnswer } from './deps.ts';
 import type { IntentSignal } from './intent.ts';
 import type { FederatedItem } from './item.ts';
 import { retrieveLocal } from './local.ts';
 import { queryRemoteNode } from './remote.ts';
 import type { FederatedQuery } from './request.ts';
 import type { NodeFailure, Selection } from './select.ts';
-import { type FanOut, type FederationDeps, type LocalAnswer, UNHEALTHY_COOLDOWN_MS } from './service.ts';
+import { type FanOut, UNHEALTHY_COOLDOWN_MS } from './service.ts';
 import { translatorFrom } from './translate.ts';
 
 export interface FanOutResult {

@@ -1,6 +1,7 @@
 export { canonicalJson, sha256Hash } from './canonical.ts';
 export { type DampingPlan, DEFAULT_DAMPING_THRESHOLD, planDamping } from './damping.ts';
 export { DEFAULT_DECAY_LAMBDA, type TemporalStatus, temporalDecay, temporalStatus } from './decay.ts';
+export type { FederationDeps, FederationService, RemoteNodeInfo } from './deps.ts';
 export { computeUserEntropy, ENTROPY_LEVELS, type EntropyLevel, entropyLevel, LEVEL_BOUNDS, levelBounds, type UserEntropy } from './entropy.ts';
 export { INTENT_DIMENSIONS, type IntentSignal, inferIntent } from './intent.ts';
 export type { FederatedItem } from './item.ts';
@@ -8,7 +9,7 @@ export { deleteNode, listNodes, listNodesWithKeys, NODE_NAME, nodeBaseUrl, type 
 export { federationLoop, type RunOptions, runFederatedQuery } from './query.ts';
 export { HTTP_NODES_FIELD, type NodesField } from './select.ts';
 export { CONTEXT_TERMS_HEADER, CRITICAL_FIRST_HEADER, decodeContextTerms, FORWARDED_FOR_HEADER, HOP_HEADER, leadsBackHere, ORIGIN_HEADER } from './remote.ts';
-export { describeRemoteNodes, type RemoteNodeInfo } from './remote-info.ts';
+export { describeRemoteNodes } from './remote-info.ts';
 export {
   DEFAULT_MAX_RESULTS,
   type FederatedRequestInput,
@@ -20,6 +21,6 @@ export {
   queryHash,
 } from './request.ts';
 export { type FederatedResponse, federatedItemSchema, federatedResponseSchema } from './schema.ts';
-export { createFederationService, type FederationDeps, type FederationService } from './service.ts';
+export { createFederationService } from './service.ts';
 export { federationOrigin, findDocuments, insertTombstones, liftTombstone, listLocalSources, listTombstones, sourceModels, type TombstoneRecord } from './store.ts';
-export { cosine, type Translation, type Translator, translatorFrom } from './translate.ts';
+export { type Translation, type Translator, translatorFrom } from './translate.ts';

@@ -1,18 +1,8 @@
 import { z } from 'zod';
 import { fetchFailure } from '../platform/errors.ts';
+import type { FederationDeps, RemoteNodeInfo } from './deps.ts';
 import type { RemoteNodeWithKey } from './nodes.ts';
 import { HOP_HEADER, ORIGIN_HEADER, readCapped } from './remote.ts';
-import type { FederationDeps } from './service.ts';
-
-/** What GET /v1/nodes shows about a remote Atrium node, as that node reports it. */
-export interface RemoteNodeInfo {
-  /** The model the remote node embeds queries with (its items' `semantic_similarity` is in that space). */
-  readonly embedding_model: string | null;
-  /** That model first, then the other models of its sources' documents. */
-  readonly embedding_models: string[];
-  /** `online`, or `unreachable: <reason>` when it did not answer in time. */
-  readonly status: string;
-}
 
 /** A successful answer is reused this long; a failure is not cached (the next listing asks again). */
 export const REMOTE_INFO_TTL_MS = 60_000;

@@ -1,7 +1,7 @@
 import { Errors } from '../platform/errors.ts';
+import type { FederationDeps } from './deps.ts';
 import { nodeWithKey, type RemoteNodeWithKey } from './nodes.ts';
 import type { FederatedQuery } from './request.ts';
-import type { FederationDeps } from './service.ts';
 import type { QueryContextRows } from './store.ts';
 
 /** A node left out of the answer, with why (`reasoning.nodes_failed`). */

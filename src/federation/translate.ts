@@ -1,3 +1,4 @@
+import { cosine } from '../embeddings/vector.ts';
 import { applyTranslation, type TranslationRegistry } from '../translations/index.ts';
 
 /**
@@ -18,7 +19,7 @@ export interface Translation {
 /** Cosine of a passage vector and the query vector through the translation, whichever side it translates. */
 export function translatedSimilarity(t: Translation, passageVector: Float32Array, queryVector: Float32Array): number {
   if (t.similarity) return t.similarity(passageVector, queryVector);
-  return t.apply ? cosine(t.apply(passageVector), queryVector) : 0;
+  return t.apply ? similar(t.apply(passageVector), queryVector) : 0;
 }
 
 /** Port onto the translations service (src/translations): the tenant's translation between two models, or null. */
@@ -26,20 +27,8 @@ export interface Translator {
   find(tenantId: string, sourceModel: string, targetModel: string): Promise<Translation | null>;
 }
 
-export function cosine(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length || a.length === 0) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
+/** Cosine of two vectors, 0 when their dimensions differ (a translation into another space than the query's). */
+const similar = (a: Float32Array, b: Float32Array): number => (a.length === b.length ? cosine(a, b) : 0);
 
 /**
  * The translations service (src/translations) as a `Translator`. For passages of model B and a query of model
@@ -64,7 +53,7 @@ export function translatorFrom(registry: Pick<TranslationRegistry, 'findTranslat
           side: 'query',
           similarity(passageVector, queryVector) {
             if (last?.query !== queryVector) last = { query: queryVector, translated: applyTranslation(querySide, queryVector) };
-            return cosine(passageVector, last.translated);
+            return similar(passageVector, last.translated);
           },
         };
       }

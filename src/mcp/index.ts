@@ -1,7 +1,7 @@
 export { type KnowledgeBackend, type ResourceContents, type ToolCallResult, ToolError, type ToolOutput } from './backend.ts';
-export { McpHttpSessions } from './http-sessions.ts';
-export { databaseSessionStore, type McpSessionStore, memorySessionStore } from './session-store.ts';
 export { serveConnection } from './connection.ts';
+export type { McpDeps } from './deps.ts';
+export { McpHttpSessions } from './http-sessions.ts';
 export {
   auditListed,
   invokeTool,
@@ -23,6 +23,7 @@ export { corsHeaders, hostAllowed, originAllowed } from './security.ts';
 export { parseSelfHostedConfig, type SelfHostedConfig, type SelfHostedServer, startSelfHostedServer } from './self-hosted/index.ts';
 export { createMcpServer } from './server.ts';
 export { createServiceMcpContext, MCP_TOOL_INVOKED, type McpSecurity, serviceMcpSecurity } from './service-context.ts';
+export { databaseSessionStore, type McpSessionStore, memorySessionStore } from './session-store.ts';
 export { keyAdmission, serveStdio } from './stdio.ts';
 export { restParameters, TOOLS, type ToolName, toolsFor } from './tools.ts';
 export { attachWebSocketEndpoint, MCP_MAX_MESSAGE_BYTES } from './ws-endpoint.ts';

@@ -2,10 +2,10 @@ import type { Principal } from '../access/index.ts';
 import { executeAction, listConnectors } from '../connectors/index.ts';
 import { getDocument } from '../documents/index.ts';
 import { federatedRequestSchema, type NodesField, runFederatedQuery } from '../federation/index.ts';
-import type { AppDeps } from '../http/deps.ts';
 import { resolveView } from '../identity/index.ts';
 import { isAppError } from '../platform/errors.ts';
 import { type KnowledgeBackend, type ResourceContents, ToolError, type ToolOutput } from './backend.ts';
+import type { McpDeps } from './deps.ts';
 import { formatActionResult, formatConnectors, formatDocument, formatQueryAnswer } from './format.ts';
 import { recentDocuments } from './recent.ts';
 import { RESOURCES } from './resources.ts';
@@ -17,7 +17,7 @@ const TOOL_NODES_FIELD: NodesField = { name: 'sources', path: 'sources', listedB
 type ToolImpl<N extends ToolName> = (caller: Principal, args: ToolArgs<N>, signal?: AbortSignal) => Promise<ToolOutput>;
 
 /** Tools served by this process's own domain modules (the service, and `atrium mcp --stdio` on local storage). */
-export function createLocalBackend(deps: AppDeps): KnowledgeBackend {
+export function createLocalBackend(deps: McpDeps): KnowledgeBackend {
   const tools: { [N in ToolName]: ToolImpl<N> } = {
     async query_knowledge(caller, args) {
       // The federated query, as POST /v1/federate would run it for this caller (user_id = the key's user).

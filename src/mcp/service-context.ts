@@ -1,5 +1,5 @@
 import { recordAudit, recordAuditDeferred } from '../audit/index.ts';
-import type { AppDeps } from '../http/deps.ts';
+import type { McpDeps } from './deps.ts';
 import type { McpContext } from './invoke.ts';
 import { createLocalBackend } from './local-backend.ts';
 import { defaultAllowedHosts, defaultAllowedOrigins } from './security.ts';
@@ -7,7 +7,7 @@ import { defaultAllowedHosts, defaultAllowedOrigins } from './security.ts';
 export const MCP_TOOL_INVOKED = 'mcp.tool_invoked';
 
 /** The tool gate as the service runs it: local domain modules, the API rate limiter, audit rows. */
-export function createServiceMcpContext(deps: AppDeps, opts: { countRate?: boolean } = {}): McpContext {
+export function createServiceMcpContext(deps: McpDeps, opts: { countRate?: boolean } = {}): McpContext {
   return {
     backend: createLocalBackend(deps),
     log: deps.log.child({ component: 'mcp' }),
@@ -39,7 +39,7 @@ export interface McpSecurity {
   readonly allowedHosts: readonly string[];
 }
 
-export function serviceMcpSecurity(deps: AppDeps): McpSecurity {
+export function serviceMcpSecurity(deps: McpDeps): McpSecurity {
   const c = deps.config;
   return {
     allowedOrigins: defaultAllowedOrigins({ publicUrl: c.publicUrl, extra: c.mcp.allowedOrigins }),

@@ -6,10 +6,9 @@ import { describe, it } from 'node:test';
 /**
  * The modules of src/ (its top-level folders) import each other without a cycle, so each can be read, tested and
  * changed from the bottom up (ARCHITECTURE.md). A new cycle fails here with the files that close it. Type-only
- * imports are erased at run time; the one known type-only cycle (mcp uses http's AppDeps) is issue 27's to remove.
+ * imports are erased at run time, yet a type-only cycle is a circle all the same: none is allowed either.
  */
 const SRC = path.resolve(import.meta.dirname, '../../src');
-const KNOWN_TYPE_ONLY = new Set(['mcp->http']);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -76,8 +75,8 @@ describe('module structure', () => {
     assert.deepEqual(found.map((c) => describeCycle(value, c)), []);
   });
 
-  it('no new type-only cycle between modules', () => {
-    const found = cycles(all).filter((c) => !(c.length === 3 && c.slice(0, -1).some((a, i) => KNOWN_TYPE_ONLY.has(`${a}->${c[i + 1]}`))));
+  it('no type-only cycle between modules either (mcp names its own McpDeps instead of the http AppDeps)', () => {
+    const found = cycles(all);
     assert.deepEqual(found.map((c) => describeCycle(all, c)), []);
   });
 
@@ -100,33 +99,43 @@ describe('module structure', () => {
   });
 });
 
+/** File-level import cycles inside one module folder: value imports only, or every import with `withTypes`. */
+function fileCycles(root: string, withTypes: boolean): string[] {
+  const edges = new Map<string, string[]>();
+  for (const f of sourceFiles(root)) {
+    const text = readFileSync(f, 'utf8');
+    const targets: string[] = [];
+    for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?'(\.{1,2}\/[^']+)'/gm)) {
+      const typeOnly = Boolean(m[1]) || /^\s*import\s*\{\s*(type\s+[\w$]+\s*,?\s*)+\}/.test(m[0]);
+      const target = path.resolve(path.dirname(f), m[2] ?? '');
+      if ((withTypes || !typeOnly) && target.startsWith(root)) targets.push(target);
+    }
+    edges.set(f, targets);
+  }
+  const state = new Map<string, 'open' | 'done'>();
+  const loops: string[] = [];
+  const visit = (f: string, trail: string[]) => {
+    if (state.get(f) === 'done') return;
+    if (state.get(f) === 'open') {
+      loops.push([...trail.slice(trail.indexOf(f)), f].map((x) => path.relative(root, x)).join(' -> '));
+      return;
+    }
+    state.set(f, 'open');
+    for (const t of edges.get(f) ?? []) visit(t, [...trail, f]);
+    state.set(f, 'done');
+  };
+  for (const f of edges.keys()) visit(f, []);
+  return loops;
+}
+
 describe('connectors module', () => {
   it('has no file-level value-import cycle (a kind, the kit and the catalogue load in one order)', () => {
-    const root = path.join(SRC, 'connectors');
-    const edges = new Map<string, string[]>();
-    for (const f of sourceFiles(root)) {
-      const text = readFileSync(f, 'utf8');
-      const targets: string[] = [];
-      for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?'(\.{1,2}\/[^']+)'/gm)) {
-        const typeOnly = Boolean(m[1]) || /^\s*import\s*\{\s*(type\s+[\w$]+\s*,?\s*)+\}/.test(m[0]);
-        const target = path.resolve(path.dirname(f), m[2] ?? '');
-        if (!typeOnly && target.startsWith(root)) targets.push(target);
-      }
-      edges.set(f, targets);
-    }
-    const state = new Map<string, 'open' | 'done'>();
-    const loops: string[] = [];
-    const visit = (f: string, trail: string[]) => {
-      if (state.get(f) === 'done') return;
-      if (state.get(f) === 'open') {
-        loops.push([...trail.slice(trail.indexOf(f)), f].map((x) => path.relative(root, x)).join(' -> '));
-        return;
-      }
-      state.set(f, 'open');
-      for (const t of edges.get(f) ?? []) visit(t, [...trail, f]);
-      state.set(f, 'done');
-    };
-    for (const f of edges.keys()) visit(f, []);
-    assert.deepEqual(loops, []);
+    assert.deepEqual(fileCycles(path.join(SRC, 'connectors'), false), []);
+  });
+});
+
+describe('federation module', () => {
+  it('has no file-level import cycle, types included (the stages take their dependency types from deps.ts)', () => {
+    assert.deepEqual(fileCycles(path.join(SRC, 'federation'), true), []);
   });
 });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { bearer, checkResponse, joinUrl, parseRetryAfter, type SourceContext, VendorAuthError, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
+import { bearer, checkGoogleResponse, joinUrl, type SourceContext, VendorAuthError, VendorHttpError } from '../kit/index.ts';
 import type { GmailCredentials, GmailSettings } from './schemas.ts';
 
 type Ctx = SourceContext<GmailCredentials, GmailSettings>;
@@ -9,49 +9,12 @@ const VENDOR = 'Gmail';
 const AUTH_HINT = 'reconnect the connector with OAuth (scope https://www.googleapis.com/auth/gmail.readonly)';
 
 /**
- * Google's quota answers: a 403 (or 429) whose reason is one of these is a rate limit, not a permission problem
- * (Gmail guide "Resolve errors": 403 dailyLimitExceeded / userRateLimitExceeded / rateLimitExceeded, 429 "Too many
- * concurrent requests for user" → exponential backoff). The same classification as the google_drive kind.
- */
-const RATE_LIMIT_REASONS = new Set(['userRateLimitExceeded', 'rateLimitExceeded', 'dailyLimitExceeded', 'quotaExceeded', 'RATE_LIMIT_EXCEEDED']);
-
-/** The reasons of Google's error body: `error.errors[].reason` (JSON API style) and `error.details[].reason` (ErrorInfo). */
-export function errorReasons(body: string): string[] {
-  try {
-    const e = (JSON.parse(body) as { error?: { errors?: { reason?: unknown }[]; details?: { reason?: unknown }[] } }).error;
-    if (!e || typeof e !== 'object') return [];
-    return [...(e.errors ?? []), ...(e.details ?? [])].map((x) => x?.reason).filter((r): r is string => typeof r === 'string');
-  } catch {
-    return [];
-  }
-}
-
-function errorMessage(body: string): string {
-  try {
-    const m = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
-    return typeof m === 'string' ? m : body.slice(0, 200);
-  } catch {
-    return body.replace(/\s+/g, ' ').trim().slice(0, 200);
-  }
-}
-
-/**
- * Classifies a Gmail answer: 429 and a 403 with a quota reason → VendorRateLimitedError (Retry-After when sent);
+ * Classifies a Gmail answer (the kit's Google classification; Gmail guide "Resolve errors"): 429 and a 403 with a quota reason → VendorRateLimitedError (Retry-After when sent);
  * 401 and any other 403 (missing scope, Gmail disabled for the account) → VendorAuthError; 404 → VendorHttpError 404
  * (an expired `startHistoryId`, a message deleted since it was listed: the sync decides); the rest as the kit does.
  */
 export async function checkGmailResponse(res: Response, nowMs: number = Date.now()): Promise<Response> {
-  if (res.ok) return res;
-  if (res.status !== 401 && res.status !== 403 && res.status !== 404) return checkResponse(res, { vendor: VENDOR, authHint: AUTH_HINT });
-  const body = await res.text().catch(() => '');
-  const reasons = errorReasons(body);
-  const message = errorMessage(body);
-  if (res.status === 403 && reasons.some((r) => RATE_LIMIT_REASONS.has(r))) {
-    throw new VendorRateLimitedError(`${VENDOR} rate limit (HTTP 403 ${reasons.join(', ')})`, parseRetryAfter(res.headers.get('retry-after'), nowMs));
-  }
-  const reason = reasons[0] ?? (res.status === 404 ? 'notFound' : 'forbidden');
-  if (res.status === 404) throw new VendorHttpError(`${VENDOR} answered HTTP 404 ${reason}: ${message}`, 404);
-  throw new VendorAuthError(`${VENDOR} answered ${res.status} ${reason} (${message}): ${AUTH_HINT}`);
+  return checkGoogleResponse(res, { vendor: VENDOR, authHint: AUTH_HINT, nowMs });
 }
 
 /** Query parameters; an array repeats the parameter (`historyTypes=a&historyTypes=b`, `labelIds=…`). */

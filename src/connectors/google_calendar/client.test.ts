@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VendorAuthError, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
-import { checkCalendarResponse, errorReasons, SyncTokenGoneError } from './client.ts';
+import { checkCalendarResponse, SyncTokenGoneError } from './client.ts';
 
 const google = (code: number, reason: string, domain = 'global', headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ error: { errors: [{ domain, reason, message: reason }], code, message: `${reason} message` } }), { status: code, headers });
 
 describe('google_calendar client', () => {
-  it('reads the reasons of Google error bodies', () => {
-    assert.deepEqual(errorReasons('{"error":{"errors":[{"reason":"rateLimitExceeded"}],"details":[{"reason":"RATE_LIMIT_EXCEEDED"}]}}'), ['rateLimitExceeded', 'RATE_LIMIT_EXCEEDED']);
-    assert.deepEqual(errorReasons('not json'), []);
-  });
-
   it('classifies: quota 403 and 429 → rate limit, 410 → sync token gone, 401/other 403 → credentials, 404 and 5xx → HTTP errors', async () => {
     await assert.rejects(checkCalendarResponse(google(403, 'userRateLimitExceeded', 'usageLimits', { 'retry-after': '3' }), 0), (e: unknown) => e instanceof VendorRateLimitedError && e.retryAfterMs === 3000);
     await assert.rejects(checkCalendarResponse(google(429, 'rateLimitExceeded', 'usageLimits')), VendorRateLimitedError);

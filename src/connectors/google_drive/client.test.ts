@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VendorAuthError, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
-import { checkDriveResponse, DriveFileError, errorReasons } from './client.ts';
+import { checkDriveResponse, DriveFileError } from './client.ts';
 
 const googleError = (code: number, reason: string, message = 'x', headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ error: { code, message, errors: [{ domain: 'usageLimits', reason, message }] } }), { status: code, headers });
@@ -16,11 +16,6 @@ const rejects = async (res: Response, perFile: boolean) => {
 };
 
 describe('google_drive error classification', () => {
-  it('reads error.errors[].reason and ErrorInfo details', () => {
-    assert.deepEqual(errorReasons(JSON.stringify({ error: { errors: [{ reason: 'userRateLimitExceeded' }], details: [{ reason: 'RATE_LIMIT_EXCEEDED' }] } })), ['userRateLimitExceeded', 'RATE_LIMIT_EXCEEDED']);
-    assert.deepEqual(errorReasons('<html>'), []);
-  });
-
   it('a 403 quota answer is a rate limit, not rejected credentials', async () => {
     const err = await rejects(googleError(403, 'userRateLimitExceeded'), false);
     assert.ok(err instanceof VendorRateLimitedError);
@@ -28,6 +23,7 @@ describe('google_drive error classification', () => {
     const limited = await rejects(googleError(403, 'rateLimitExceeded', 'x', { 'retry-after': '7' }), true);
     assert.ok(limited instanceof VendorRateLimitedError);
     assert.equal(limited.retryAfterMs, 7000);
+    assert.ok((await rejects(googleError(403, 'sharingRateLimitExceeded'), false)) instanceof VendorRateLimitedError);
   });
 
   it('429 waits Retry-After; 401 and a missing scope are credential problems', async () => {

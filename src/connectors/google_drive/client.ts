@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { bearer, checkResponse, joinUrl, parseRetryAfter, type SourceContext, VendorAuthError, VendorHttpError, VendorRateLimitedError } from '../kit/index.ts';
+import { bearer, checkGoogleResponse, joinUrl, type SourceContext, VendorAuthError, VendorHttpError } from '../kit/index.ts';
 import type { DriveCredentials, DriveSettings } from './schemas.ts';
 
 type Ctx = SourceContext<DriveCredentials, DriveSettings>;
@@ -8,11 +8,6 @@ export const DRIVE_API = 'https://www.googleapis.com';
 const VENDOR = 'Google Drive';
 const AUTH_HINT = 'reconnect the connector with OAuth (scope https://www.googleapis.com/auth/drive.readonly)';
 
-/**
- * Google's quota answers: `usageLimits` reasons on a 403 (or a 429). A 403 with one of these is a rate limit, not
- * a permission problem (Drive guide "Resolve errors": 403 userRateLimitExceeded / rateLimitExceeded → exponential backoff).
- */
-const RATE_LIMIT_REASONS = new Set(['userRateLimitExceeded', 'rateLimitExceeded', 'dailyLimitExceeded', 'quotaExceeded', 'sharingRateLimitExceeded', 'RATE_LIMIT_EXCEEDED']);
 /** 403s about one file (cannot be exported or downloaded, not readable): that file is skipped, the sync goes on. */
 const FILE_REASONS = new Set([
   'insufficientFilePermissions',
@@ -35,47 +30,23 @@ export class DriveFileError extends VendorHttpError {
   }
 }
 
-/** The reasons of Google's error body: `error.errors[].reason` (JSON API style) and `error.details[].reason` (ErrorInfo). */
-export function errorReasons(body: string): string[] {
-  try {
-    const e = (JSON.parse(body) as { error?: { errors?: { reason?: unknown }[]; details?: { reason?: unknown }[]; status?: unknown } }).error;
-    if (!e || typeof e !== 'object') return [];
-    const reasons = [...(e.errors ?? []), ...(e.details ?? [])].map((x) => x?.reason).filter((r): r is string => typeof r === 'string');
-    return reasons;
-  } catch {
-    return [];
-  }
-}
-
-function errorMessage(body: string): string {
-  try {
-    const m = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
-    return typeof m === 'string' ? m : body.slice(0, 200);
-  } catch {
-    return body.replace(/\s+/g, ' ').trim().slice(0, 200);
-  }
-}
-
 /**
- * Classifies a Drive answer. 429, and 403 whose reason is a quota → VendorRateLimitedError (Retry-After when sent);
+ * Classifies a Drive answer (the kit's Google classification). 429, and 403 whose reason is a quota → VendorRateLimitedError (Retry-After when sent);
  * 401, 403 `insufficientPermissions` (missing scope) and any other 403 on a listing → VendorAuthError; on a file's
  * content (`perFile`), a per-file 403 or a 404 → DriveFileError (skipped); the rest as the kit classifies it.
  */
 export async function checkDriveResponse(res: Response, perFile: boolean, nowMs: number = Date.now()): Promise<Response> {
-  if (res.ok) return res;
-  if (res.status !== 403 && res.status !== 404 && res.status !== 401) return checkResponse(res, { vendor: VENDOR, authHint: AUTH_HINT });
-  const body = await res.text().catch(() => '');
-  const reasons = errorReasons(body);
-  const message = errorMessage(body);
-  if (res.status === 403 && reasons.some((r) => RATE_LIMIT_REASONS.has(r))) {
-    throw new VendorRateLimitedError(`${VENDOR} rate limit (HTTP 403 ${reasons.join(', ')})`, parseRetryAfter(res.headers.get('retry-after'), nowMs));
-  }
-  const reason = reasons[0] ?? (res.status === 404 ? 'notFound' : 'forbidden');
-  if (perFile && (res.status === 404 || (res.status === 403 && reasons.some((r) => FILE_REASONS.has(r))))) {
-    throw new DriveFileError(`${VENDOR} answered ${res.status} ${reason}: ${message}`, res.status, reason);
-  }
-  if (res.status === 404) throw new VendorHttpError(`${VENDOR} answered HTTP 404 ${reason}: ${message}`, 404);
-  throw new VendorAuthError(`${VENDOR} answered ${res.status} ${reason} (${message}): ${AUTH_HINT}`);
+  return checkGoogleResponse(res, {
+    vendor: VENDOR,
+    authHint: AUTH_HINT,
+    nowMs,
+    // Drive's own quota reason (sharing notifications), beside Google's common ones.
+    moreRateLimitReasons: ['sharingRateLimitExceeded'],
+    special: (e) =>
+      perFile && (e.status === 404 || (e.status === 403 && e.reasons.some((r) => FILE_REASONS.has(r))))
+        ? new DriveFileError(`${VENDOR} answered ${e.status} ${e.reason}: ${e.message}`, e.status, e.reason)
+        : undefined,
+  });
 }
 
 type Query = Record<string, string | number | boolean | undefined | null>;

@@ -27,6 +27,7 @@ export type {
 } from './contract.ts';
 export { CONNECTOR_GROUPS } from './contract.ts';
 export { authErrorMessage, findVendorError, rateLimitFromResponse, SourceSettingsError, VendorAuthError, VendorRateLimitedError } from './errors.ts';
+export { checkGoogleResponse, GOOGLE_RATE_LIMIT_REASONS, type GoogleCheck, type GoogleError, googleErrorReasons } from './google.ts';
 export { GraphMembersRefused, type GraphUserMember, graphGroupUsers } from './graph-members.ts';
 export { bearer, checkResponse, joinUrl, VendorHttpError, type VendorRequest, vendorFetch, vendorJson } from './http.ts';
 export { parseRetryAfter, rateLimitDelayMs } from './limits.ts';

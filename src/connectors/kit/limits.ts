@@ -1,3 +1,4 @@
+import { backoffMs } from '../../platform/retry.ts';
 import type { VendorLimits } from './contract.ts';
 
 /**
@@ -40,21 +41,14 @@ export function takeToken(buckets: WindowBucket[], now: number): number {
   return 0;
 }
 
+/** Retry-After parsing is the platform's, one for the codebase (src/platform/retry.ts). */
+export { parseRetryAfter } from '../../platform/retry.ts';
+
 /**
  * The wait before retrying a vendor 429: its `Retry-After` when it sent one, else exponential backoff
- * with full jitter (base 1 s, capped at 5 min).
+ * with jitter (base 1 s, capped at 5 min).
  */
 export function rateLimitDelayMs(attempt: number, retryAfterMs: number | null, random: () => number = Math.random): number {
   if (retryAfterMs !== null && retryAfterMs >= 0) return retryAfterMs;
-  const cap = Math.min(300_000, 1000 * 2 ** Math.max(0, attempt - 1));
-  return Math.round(cap / 2 + random() * (cap / 2));
-}
-
-/** Parses `Retry-After` (delta seconds or an HTTP date) into ms, or null. */
-export function parseRetryAfter(value: string | null | undefined, now: number): number | null {
-  if (!value) return null;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
+  return backoffMs(attempt, { baseMs: 1000, capMs: 300_000 }, random);
 }

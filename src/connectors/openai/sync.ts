@@ -1,34 +1,10 @@
 import { z } from 'zod';
 import type { Page, SourceDocument, SourceIdentities, SyncCapability, SyncMode, UsageRecord } from '../kit/index.ts';
 import { type OpenAICtx, openaiGet } from './client.ts';
-import {
-  apiKeyExternalId,
-  apiKeyToDocument,
-  auditToDocument,
-  costRecord,
-  dayOf,
-  directory,
-  emptyDirectory,
-  openaiAccount,
-  openaiAuditLog,
-  openaiProject,
-  openaiProjectKey,
-  openaiServiceAccount,
-  openaiUser,
-  projectExternalId,
-  projectToDocument,
-  serviceAccountExternalId,
-  serviceAccountToDocument,
-  type UsageGroup,
-  type UsageResult,
-  usageBucket,
-  usageExternalId,
-  usageRecord,
-  usageToDocument,
-  userExternalId,
-  userToDocument,
-} from './map.ts';
+import { apiKeyExternalId, apiKeyToDocument, auditToDocument, dayOf, openaiAccount, projectExternalId, projectToDocument, serviceAccountExternalId, serviceAccountToDocument, userExternalId, userToDocument } from './map.ts';
 import type { OpenAICredentials, OpenAISettings, UsageType } from './schemas.ts';
+import { costRecord, type UsageGroup, usageExternalId, usageRecord, usageToDocument } from './usage.ts';
+import { directory, emptyDirectory, openaiAuditLog, openaiProject, openaiProjectKey, openaiServiceAccount, openaiUser, type UsageResult, usageBucket } from './wire.ts';
 
 /** Objects per page of OpenAI's list endpoints (their maximum). */
 const LIST_LIMIT = 100;

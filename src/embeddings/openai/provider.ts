@@ -5,7 +5,8 @@ import { AppError, fetchFailure, openAiErrorMessage } from '../../platform/error
 import { maskSecrets } from '../../platform/secrets.ts';
 import { EMBEDDING_REJECTED, type EmbeddingProvider } from '../provider.ts';
 import { chunked, toUnitVector } from '../vector.ts';
-import { type BackoffPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs } from './backoff.ts';
+import { parseRetryAfter } from '../../platform/retry.ts';
+import { type BackoffPolicy, isRetryableStatus, retryDelayMs } from './backoff.ts';
 import { timeoutSignal } from '../../platform/abort.ts';
 
 export interface OpenAiProviderOptions {
@@ -105,7 +106,7 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): EmbeddingProv
       if (!retryable || attempt >= maxRetries) {
         throw fail(`HTTP ${res.status}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}: ${openAiErrorMessage(text)}`, undefined, !retryable);
       }
-      const delay = retryDelayMs(attempt, parseRetryAfter(res.headers.get('retry-after'), now()), backoff);
+      const delay = retryDelayMs(attempt, parseRetryAfter(res.headers.get('retry-after'), now().getTime()) ?? undefined, backoff);
       opts.log?.warn({ model: id, status: res.status, attempt, delay }, 'embedding request rejected; retrying');
       await sleep(delay, signal);
     }

@@ -1,8 +1,9 @@
-export { cancelJobs, type EnqueueInput, enqueueJob, getJob, type Job, type JobStatus, rowToJob } from './queue.ts';
+export { backoffMs } from '../retry.ts';
 export { defineJobKind, enqueue, type JobKind, jobHandler, namedByActiveJobs, type TypedJobHandler } from './kinds.ts';
+export { cancelJobs, type EnqueueInput, enqueueJob, getJob, type Job, type JobStatus, rowToJob } from './queue.ts';
 export {
-  backoffMs,
   createWorker,
+  JOB_BACKOFF_CAP_MS,
   JobCancelledError,
   type JobContext,
   type JobHandler,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DatabaseExecutor } from '../db/executor.ts';
 import { randomSuffix } from '../ids.ts';
+import { backoffMs } from '../retry.ts';
 import { type Job, rowToJob } from './queue.ts';
 
 /** Thrown by a handler when retrying cannot help (bad credentials, invalid input). */
@@ -56,11 +57,8 @@ export interface Worker {
   drain(): Promise<number>;
 }
 
-/** Exponential backoff with full jitter, capped at 10 minutes. */
-export function backoffMs(attempt: number, baseMs: number, random = Math.random): number {
-  const cap = Math.min(600_000, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(cap / 2 + random() * (cap / 2));
-}
+/** A failed job waits at most this long before its next attempt. */
+export const JOB_BACKOFF_CAP_MS = 600_000;
 
 /**
  * Leases jobs with `FOR UPDATE SKIP LOCKED`, so several workers (processes) never run one job twice.
@@ -161,7 +159,7 @@ export function createWorker(opts: WorkerOptions): Worker {
         );
         log.warn({ err: message, attempts: job.attempts }, 'job failed');
       } else {
-        const delay = err instanceof RetryAfterError ? err.delayMs : backoffMs(job.attempts, opts.backoffBaseMs ?? 1000);
+        const delay = err instanceof RetryAfterError ? err.delayMs : backoffMs(job.attempts, { baseMs: opts.backoffBaseMs ?? 1000, capMs: JOB_BACKOFF_CAP_MS });
         await opts.db.query(
           `UPDATE jobs SET status = 'queued', last_error = $2, run_at = now() + ($3::int * interval '1 millisecond'),
              updated_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $4 AND status = 'running'`,
