@@ -21,7 +21,7 @@ import { createProgress } from '../documents/progress.ts';
 import { createEmbeddingRegistry } from '../embeddings/index.ts';
 import { createLogger, type Logger } from '../platform/log.ts';
 import { ingestFolderThroughService, nothingToIngest } from './folder-push.ts';
-import { type DocumentSource, documentSourceFor } from './imports.ts';
+import { type DocumentSource, documentSourceFor } from '../connectors/imports.ts';
 import type { OperationRequestBody } from '../../packages/client/src/index.ts';
 import { callService, type Service, type StorageTarget, storageFor, withStorage } from './storage.ts';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { documentSourceFor } from '../../cli/imports.ts';
+import { documentSourceFor } from '../../connectors/imports.ts';
 import { type DocumentInput, MAX_BATCH_DOCUMENTS, upsertDocuments } from '../../documents/index.ts';
 import type { ColumnMapping } from '../../documents/imports/index.ts';
 import { AppError, Errors } from '../../platform/errors.ts';

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { slackExportDocuments, slackExportRoot } from '../connectors/slack/export.ts';
+import { slackExportDocuments, slackExportRoot } from './slack/export.ts';
 import { jsonlValues } from '../documents/eval/beir.ts';
 import { jsonlDocument } from '../documents/files/index.ts';
 import { archiveDocuments, type ColumnMapping, csvDocuments, openArchive, recordDocuments } from '../documents/imports/index.ts';
