@@ -1,4 +1,5 @@
 import type { Role } from '../access/index.ts';
+import { directoryChanged } from '../identity/index.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { newId } from '../platform/ids.ts';
 import type { MappedIdentity } from './attributes.ts';
@@ -23,6 +24,8 @@ export async function upsertUser(
   db: Queryable,
   input: { tenantId: string; identity: MappedIdentity; role: Role; provider: ProviderType; externalId: string; now: Date },
 ): Promise<User> {
+  // A sign-in rewrites the person's IdP groups: their cached view (identity/person-cache.ts) must not outlive it.
+  directoryChanged(input.tenantId);
   const r = await db.query<Record<string, unknown>>(
     `INSERT INTO users (id, tenant_id, email, name, role, groups, provider_type, external_id, last_login_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $9)
@@ -42,6 +45,7 @@ export async function upsertUser(
       input.now.toISOString(),
     ],
   );
+  directoryChanged(input.tenantId);
   const row = r.rows[0]!;
   return {
     id: String(row.id),
@@ -97,11 +101,13 @@ export async function listUsers(db: Queryable, tenantId: string, limit: number):
  * takes effect when the session expires) and refuses their next sign-ins. Null when the tenant has no such user.
  */
 export async function setUserDisabled(db: Queryable, tenantId: string, userId: string, disabled: boolean, now: Date): Promise<UserView | null> {
+  directoryChanged(tenantId);
   const r = await db.query<Record<string, unknown>>(
     `UPDATE users SET disabled_at = CASE WHEN $3 THEN COALESCE(disabled_at, $4) ELSE NULL END, updated_at = $4
      WHERE tenant_id = $1 AND id = $2 RETURNING *`,
     [tenantId, userId, disabled, now.toISOString()],
   );
+  directoryChanged(tenantId);
   const row = r.rows[0];
   if (!row) return null;
   if (disabled) {

@@ -45,11 +45,14 @@ export function viewerKey(viewer: Viewer): string {
   return 'all' in viewer ? 'all' : viewer.principals.join('\u0001');
 }
 
-/** The SQL condition on documents alias `d` for `viewer`, or null when nothing is filtered. */
-export function aclCondition(viewer: Viewer | undefined, add: (v: unknown) => string): string | null {
+/**
+ * The SQL condition for `viewer` on the `acl_principals` of alias `alias` (documents `d`, or chunks `c`, whose copy
+ * migration 094 keeps in step), or null when nothing is filtered.
+ */
+export function aclCondition(viewer: Viewer | undefined, add: (v: unknown) => string, alias = 'd'): string | null {
   const v = viewer ?? EVERYONE;
   if ('all' in v) return null;
-  return `d.acl_principals && ${add([...v.principals])}::text[]`;
+  return `${alias}.acl_principals && ${add([...v.principals])}::text[]`;
 }
 
 /**

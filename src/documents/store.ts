@@ -176,12 +176,14 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
     }
     if (chunkRows.id.length) {
       // OFFSET 0 keeps each LATERAL subquery from being flattened into the select list, where the planner
-      // would evaluate to_tsvector (and the tfs array) once per reference: three times per chunk.
+      // would evaluate to_tsvector (and the tfs array) once per reference: three times per chunk. Each chunk copies
+      // its document's acl_principals (migration 094; a trigger keeps the copy in step when the ACL changes later).
       const vecColumn = pgvector ? 'embedding_vec' : 'embedding';
       await tx.query(
-        `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, terms, tfs, length, ${vecColumn}, embedding_model)
+        `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, fts, terms, tfs, length, ${vecColumn}, embedding_model, acl_principals)
          SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, v.fts, tsvector_to_array(v.fts), t.tfs,
-                (SELECT coalesce(sum(f), 0) FROM unnest(t.tfs) f), x.vec::${pgvector ? 'vector' : 'real[]'}, CASE WHEN x.vec IS NOT NULL THEN $9::text END
+                (SELECT coalesce(sum(f), 0) FROM unnest(t.tfs) f), x.vec::${pgvector ? 'vector' : 'real[]'}, CASE WHEN x.vec IS NOT NULL THEN $9::text END,
+                (SELECT d.acl_principals FROM documents d WHERE d.id = x.doc AND d.tenant_id = $1)
          FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $10::text[]) AS x(id, doc, ord, content, heading, title, vec)
          CROSS JOIN LATERAL (
            SELECT setweight(to_tsvector($8::regconfig, x.title), 'A') || to_tsvector($8::regconfig, x.content) AS fts OFFSET 0

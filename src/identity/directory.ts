@@ -1,4 +1,5 @@
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
+import { changingDirectory } from './generation.ts';
 
 /** A vendor identity a connector saw: `<connector_type>:<vendor user id>`, with the email the vendor reports. */
 export interface VendorAccount {
@@ -53,7 +54,7 @@ export async function lookupPerson(db: Queryable, tenantId: string, rawEmail: st
  */
 export async function upsertAccounts(db: Queryable, tenantId: string, connectorId: string, accounts: readonly VendorAccount[]): Promise<void> {
   if (accounts.length === 0) return;
-  await db.query(
+  await changingDirectory(tenantId, () => db.query(
     `INSERT INTO identity_accounts (tenant_id, account_id, connector_id, display_name, email)
      SELECT $1, x.id, $2, x.name, x.email FROM unnest($3::text[], $4::text[], $5::text[]) AS x(id, name, email)
      ON CONFLICT (tenant_id, account_id) DO UPDATE SET
@@ -65,7 +66,7 @@ export async function upsertAccounts(db: Queryable, tenantId: string, connectorI
       accounts.map((a) => a.display_name ?? null),
       accounts.map((a) => (a.email ? normalizeEmail(a.email) : null)),
     ],
-  );
+  ));
 }
 
 /**
@@ -76,7 +77,7 @@ export async function replaceGroupMembers(db: DatabaseExecutor, tenantId: string
   if (groups.length === 0) return;
   const ids = groups.map((g) => g.group_id);
   const pairs = groups.flatMap((g) => [...new Set(g.members)].map((m) => [g.group_id, m] as const));
-  await db.transaction(async (tx) => {
+  await changingDirectory(tenantId, () => db.transaction(async (tx) => {
     await tx.query('DELETE FROM identity_memberships WHERE tenant_id = $1 AND source = $2 AND group_id = ANY($3::text[])', [tenantId, source, ids]);
     if (pairs.length === 0) return;
     await tx.query(
@@ -84,13 +85,15 @@ export async function replaceGroupMembers(db: DatabaseExecutor, tenantId: string
        SELECT $1, x.g, x.m, $2 FROM unnest($3::text[], $4::text[]) AS x(g, m) ON CONFLICT DO NOTHING`,
       [tenantId, source, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     );
-  });
+  }));
 }
 
 /** Removes everything a connector wrote (the connector was deleted). */
 export async function forgetConnectorIdentities(db: Queryable, tenantId: string, connectorId: string): Promise<void> {
-  await db.query('DELETE FROM identity_memberships WHERE tenant_id = $1 AND source = $2', [tenantId, connectorId]);
-  await db.query('DELETE FROM identity_accounts WHERE tenant_id = $1 AND connector_id = $2 AND mapped_email IS NULL', [tenantId, connectorId]);
+  await changingDirectory(tenantId, async () => {
+    await db.query('DELETE FROM identity_memberships WHERE tenant_id = $1 AND source = $2', [tenantId, connectorId]);
+    await db.query('DELETE FROM identity_accounts WHERE tenant_id = $1 AND connector_id = $2 AND mapped_email IS NULL', [tenantId, connectorId]);
+  });
 }
 
 export interface AccountRecord {
@@ -124,11 +127,13 @@ export async function listAccounts(db: Queryable, tenantId: string, opts: { unre
 
 /** An admin's hand mapping of a vendor account to a person (null removes it); null when the account is unknown. */
 export async function mapAccount(db: Queryable, tenantId: string, accountId: string, email: string | null): Promise<AccountRecord | null> {
-  const r = await db.query('UPDATE identity_accounts SET mapped_email = $3, updated_at = now() WHERE tenant_id = $1 AND account_id = $2', [
-    tenantId,
-    accountId,
-    email === null ? null : normalizeEmail(email),
-  ]);
+  const r = await changingDirectory(tenantId, () =>
+    db.query('UPDATE identity_accounts SET mapped_email = $3, updated_at = now() WHERE tenant_id = $1 AND account_id = $2', [
+      tenantId,
+      accountId,
+      email === null ? null : normalizeEmail(email),
+    ]),
+  );
   if (r.affectedRows === 0) return null;
   return (await listAccounts(db, tenantId, { unresolvedOnly: false, accountId }))[0] ?? null;
 }

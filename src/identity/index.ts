@@ -13,3 +13,5 @@ export {
   type VendorAccount,
 } from './directory.ts';
 export { ACT_AS_HEADER, looksLikeEmail, type ResolvedView, resolveView, type ViewDeps, type ViewRequest } from './view.ts';
+export { directoryChanged } from './generation.ts';
+export { cachedLookupPerson, PERSON_CACHE_MS } from './person-cache.ts';

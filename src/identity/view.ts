@@ -4,7 +4,8 @@ import { ALL_DOCUMENTS, EVERYONE, personPrincipals, type Viewer } from '../docum
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
-import { lookupPerson, normalizeEmail } from './directory.ts';
+import { normalizeEmail } from './directory.ts';
+import { cachedLookupPerson } from './person-cache.ts';
 
 /** The request header naming the person an `act_as` credential reads as. */
 export const ACT_AS_HEADER = 'x-atrium-act-as';
@@ -92,7 +93,7 @@ export async function resolveView(deps: ViewDeps, principal: Principal, req: Vie
 }
 
 async function personView(deps: ViewDeps, tenantId: string, email: string, acting: boolean, granted: readonly string[]): Promise<ResolvedView> {
-  const person = await lookupPerson(deps.db, tenantId, email);
+  const person = await cachedLookupPerson(deps.db, tenantId, email);
   return {
     viewer: { principals: personPrincipals({ email: person.email, groups: [...person.idp_groups, ...person.vendor_groups, ...granted], userIds: person.accounts }) },
     kind: 'person',

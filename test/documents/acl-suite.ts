@@ -115,5 +115,33 @@ export function aclStorageSuite(name: string, open: () => Promise<{ db: Database
       await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: [docs[2]!], embed: 'inline' });
       assert.ok((await ids(bob)).includes('eng'));
     });
+
+    it("every chunk carries its document's principals (migration 094): same content, new ACL, on every path", async () => {
+      const mismatched = async () =>
+        (await db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.tenant_id = $1 AND c.acl_principals IS DISTINCT FROM d.acl_principals',
+          [T],
+        )).rows[0]!.n;
+      assert.equal(await mismatched(), 0);
+      // The content is unchanged, so the chunks are kept: only the trigger on documents can move their copy.
+      const before = await db.query<{ id: string }>(`SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.external_id = 'ada' ORDER BY c.id`);
+      await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: [{ ...docs[3]!, acl: { groups: ['slack:C_ENG'] } }], embed: 'inline' });
+      const after = await db.query<{ id: string }>(`SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.external_id = 'ada' ORDER BY c.id`);
+      assert.deepEqual(after.rows, before.rows, 'the chunks were not rewritten');
+      assert.equal(await mismatched(), 0);
+      for (const mode of ['hybrid', 'lexical', 'vector'] as const) {
+        assert.ok(!(await ids(ada, mode)).includes('ada'), `${mode}: the old grant is gone`);
+        assert.ok((await ids(bob, mode)).includes('ada'), `${mode}: the new grant reads it`);
+      }
+      await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: [docs[3]!], embed: 'inline' });
+      assert.equal(await mismatched(), 0);
+      assert.ok((await ids(ada, 'lexical')).includes('ada'));
+      // A chunk written without the copy (any other writer) takes its document's.
+      const doc = await db.query<{ id: string }>(`SELECT id FROM documents WHERE tenant_id = $1 AND external_id = 'eng'`, [T]);
+      await db.query(`INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, fts, terms, tfs, length) VALUES ('chk_acl_fill', $1, $2, 99, 'x', to_tsvector('simple', 'x'), '{x}', '{1}', 1)`, [T, doc.rows[0]!.id]);
+      const filled = await db.query<{ p: string[] }>(`SELECT acl_principals AS p FROM chunks WHERE id = 'chk_acl_fill'`);
+      assert.deepEqual(filled.rows[0]!.p, ['group:slack:C_ENG']);
+      await db.query(`DELETE FROM chunks WHERE id = 'chk_acl_fill'`);
+    });
   });
 }

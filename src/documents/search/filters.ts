@@ -4,22 +4,24 @@ import type { Params } from './sql.ts';
 
 /** The request's filters as SQL on documents `d` (and connectors `k`), with the joins they need. */
 export interface FilterPlan {
-  /** The conditions, each as ` AND …` (empty when nothing is filtered). */
+  /** The conditions on chunks `c` (the ACL, on the chunk's copy) and documents `d` (`docJoin`), each as ` AND …`. */
   readonly sql: string;
-  /** Whether any condition reads the document (then `docJoin` joins it to chunks `c`). */
+  /** Whether anything is filtered (the reader's view or a request filter). */
   readonly needsDoc: boolean;
+  /** Joins documents `d` to chunks `c` when a condition of `sql` reads the document (empty when only the ACL filters). */
   readonly docJoin: string;
   readonly conJoin: string;
-  /** The reader's ACL condition alone (` AND …`, or empty when the view is not filtered). */
+  /** The reader's ACL condition alone, on documents `d` (` AND …`, or empty when the view is not filtered). */
   readonly acl: string;
   /** The other conditions (sources, dates, authors, types, connector types), ` AND …` each. */
   readonly rest: string;
   /** The ids of the documents that pass the filters (only `rest` with `withAcl` false); `gate` is a one-time condition put in front. */
   passingDocs(gate?: string, withAcl?: boolean): string;
   /**
-   * Whether chunk `c`'s document passes, as one scalar subquery per chunk: a plan that walks chunks in an index's
-   * order (HNSW, impact lists) keeps that order and looks each document up, whatever the planner guesses about
-   * how many pass (a prepared statement's generic plan guesses 1 % for `acl_principals && $n`).
+   * Whether chunk `c` passes, per chunk: the ACL on the chunk's own copy (migration 094, no document lookup), the
+   * other filters as one scalar subquery on its document. A plan that walks chunks in an index's order (HNSW, impact
+   * lists) keeps that order and tests each chunk, whatever the planner guesses about how many pass (a prepared
+   * statement's generic plan guesses 1 % for `acl_principals && $n`; chunks have no index on the copy on purpose).
    */
   readonly chunkPasses: string;
 }
@@ -32,7 +34,13 @@ export function planFilters(req: SearchRequest, viewer: Viewer, tenant: string, 
   const parts: string[] = [];
   let needsConnector = false;
   const f = req.filters ?? {};
-  const aclSql = aclCondition(viewer, (v) => p.add(v));
+  // One parameter for the view, used on documents `d` and on the chunk's copy `c` alike.
+  let param = '';
+  const aclSql = aclCondition(viewer, (v) => {
+    param = p.add(v);
+    return param;
+  });
+  const chunkAclSql = aclCondition(viewer, () => param, 'c');
   if (req.sources?.length) parts.push(`d.source_node = ANY(${p.add([...req.sources])}::text[])`);
   if (f.after) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) >= ${p.add(f.after)}::timestamptz`);
   if (f.before) parts.push(`coalesce(d.updated_at, d.created_at, d.ingested_at) < ${p.add(f.before)}::timestamptz`);
@@ -45,17 +53,19 @@ export function planFilters(req: SearchRequest, viewer: Viewer, tenant: string, 
   }
   const acl = aclSql ? ` AND ${aclSql}` : '';
   const rest = parts.map((x) => ` AND ${x}`).join('');
-  const sql = `${acl}${rest}`;
-  const needsDoc = sql.length > 0;
+  const docSql = `${acl}${rest}`;
+  const needsDoc = docSql.length > 0;
   const conJoin = needsConnector ? ' LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id' : '';
+  const chunkAcl = chunkAclSql ? ` AND ${chunkAclSql}` : '';
+  const restPasses = `coalesce((SELECT true FROM documents d${conJoin} WHERE d.id = c.document_id AND d.tenant_id = c.tenant_id${rest}), false)`;
   return {
-    sql,
+    sql: `${chunkAcl}${rest}`,
     needsDoc,
-    docJoin: needsDoc ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '',
+    docJoin: rest ? ' JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id' : '',
     conJoin,
     acl,
     rest,
-    passingDocs: (gate = '', withAcl = true) => `SELECT d.id FROM documents d${conJoin} WHERE ${gate}d.tenant_id = ${tenant}${withAcl ? sql : rest}`,
-    chunkPasses: `coalesce((SELECT true FROM documents d${conJoin} WHERE d.id = c.document_id AND d.tenant_id = c.tenant_id${sql}), false)`,
+    passingDocs: (gate = '', withAcl = true) => `SELECT d.id FROM documents d${conJoin} WHERE ${gate}d.tenant_id = ${tenant}${withAcl ? docSql : rest}`,
+    chunkPasses: [chunkAclSql, rest ? restPasses : null].filter((x) => x !== null).join(' AND ') || 'true',
   };
 }

@@ -55,7 +55,7 @@ function bm25Sql(stats: TermStats, p: Params): string {
  * 2. `lfast`: those chunks scored exactly (the same BM25 expression as the exhaustive path, current
  *    statistics), best k. Filtered, `lpass` first keeps the best `RESCORE_FACTOR × k` of them by partial
  *    score that pass the filters (the reader's ACL included), so only as many chunks are scored exactly
- *    as without filters: the filter costs a document lookup per candidate, not a BM25 each.
+ *    as without filters: the filter costs a test per candidate (the ACL on the chunk's copy), not a BM25 each.
  * 3. Bound: no chunk outside `lcand` can score above (the last partial score taken, or 0 if all
  *    were taken) + Σ idf · floor; no passing chunk of `lcand` left out of a full `lpass` above lpass's last
  *    partial + Σ idf · floor. If the k-th exact score reaches the bound, `lfast` IS the exact top-k
@@ -94,7 +94,7 @@ function impactCtes(
     )`,
         ]
       : [
-          // Walked best partial first (the ordered subquery), each chunk's document looked up once, so the walk
+          // Walked best partial first (the ordered subquery), each chunk tested once (filters.chunkPasses), so the walk
           // stops at the pass-th passing chunk, whatever the planner guesses about how many pass.
           `lpass AS (
       SELECT c.id, c.terms, c.tfs, c.length, l.partial FROM (SELECT seq, partial FROM lcand ORDER BY partial DESC) l
