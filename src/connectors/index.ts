@@ -15,9 +15,9 @@ export {
   setPaused,
 } from './service.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
+export { type ConnectorListItem, connectorListItemSchema } from './schemas.ts';
 export {
   applyTransition,
-  type ConnectorListItem,
   type ConnectorRecord,
   countConnectorDocuments,
   getConnector,

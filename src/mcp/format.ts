@@ -1,3 +1,4 @@
+import type { ConnectorListItem } from '../connectors/index.ts';
 import type { ToolOutput } from './backend.ts';
 
 /** The parts of a federated query answer the text rendering reads; the whole answer is the structured content. */
@@ -88,16 +89,7 @@ export function formatDocument(doc: DocumentView): ToolOutput {
   return { text: `${header.join('\n')}\n\n${doc.content}`, structured: { document: { ...doc } } };
 }
 
-export interface ConnectorView {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly status: string;
-  readonly last_sync_at: string | null;
-  readonly document_count: number;
-}
-
-export function formatConnectors(connectors: readonly ConnectorView[]): ToolOutput {
+export function formatConnectors(connectors: readonly ConnectorListItem[]): ToolOutput {
   if (connectors.length === 0) return { text: 'No connectors are configured.', structured: { connectors: [] } };
   const lines = connectors.map(
     (c) =>

@@ -3,6 +3,7 @@ import { recordAudit } from '../../audit/index.ts';
 import {
   CONNECTOR_STATES,
   catalogEntry,
+  connectorListItemSchema,
   createConnector,
   describeConnector,
   listConnectors,
@@ -17,15 +18,6 @@ import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { readerView } from '../view.ts';
-
-export const connectorListItem = z.object({
-  connector_id: z.string(),
-  connector_type: z.string(),
-  display_name: z.string(),
-  status: z.string(),
-  last_sync_at: z.string().nullable(),
-  document_count: z.number().int(),
-});
 
 const idParams = z.object({ id: z.string().min(1).max(200) });
 const status = z.enum(CONNECTOR_STATES);
@@ -87,7 +79,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
     '/v1/connectors',
     {
       config: { permission: 'connector:read' },
-      schema: { summary: "List the tenant's connectors", tags: ['connectors'], response: { 200: z.object({ connectors: z.array(connectorListItem) }) } },
+      schema: { summary: "List the tenant's connectors", tags: ['connectors'], response: { 200: z.object({ connectors: z.array(connectorListItemSchema) }) } },
     },
     // Counts hold only what the caller may read (their view; an admin's ?bypass_acl=true counts all, audited).
     async (request) => ({ connectors: await listConnectors(deps.db, principalOf(request).tenantId, (await readerView(deps, request)).viewer) }),
