@@ -15,7 +15,16 @@ export {
   setPaused,
 } from './service.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
-export { type ConnectorListItem, connectorListItemSchema } from './schemas.ts';
+export {
+  type ConnectorListItem,
+  connectorListItemSchema,
+  SYNC_TYPES,
+  type SyncRequested,
+  type SyncRun,
+  type SyncType,
+  syncRequestedSchema,
+  syncRunSchema,
+} from './schemas.ts';
 export {
   applyTransition,
   type ConnectorRecord,

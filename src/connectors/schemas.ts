@@ -15,3 +15,34 @@ export const connectorListItemSchema = z.object({
   document_count: z.number().int(),
 });
 export type ConnectorListItem = z.infer<typeof connectorListItemSchema>;
+
+export const SYNC_TYPES = ['incremental', 'full'] as const;
+export type SyncType = (typeof SYNC_TYPES)[number];
+
+/** One sync run, as GET /v1/connectors/{id} lists them (`sync_runs`) and the sync engine reads it back. */
+export const syncRunSchema = z.object({
+  run_id: z.string(),
+  sync_type: z.enum(SYNC_TYPES),
+  trigger: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  added: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  deleted: z.number().int(),
+  batches: z.number().int(),
+  rate_limited_waits: z.number().int(),
+  error: z.string().nullable(),
+});
+export type SyncRun = z.infer<typeof syncRunSchema>;
+
+/** The answer to POST /v1/connectors/{id}/sync (202): the run started and the job that carries it. */
+export const syncRequestedSchema = z.object({
+  status: z.literal('syncing'),
+  connector_id: z.string(),
+  sync_type: z.enum(SYNC_TYPES),
+  run_id: z.string(),
+  job_id: z.string(),
+});
+export type SyncRequested = z.infer<typeof syncRequestedSchema>;

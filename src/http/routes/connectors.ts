@@ -13,7 +13,7 @@ import {
   setPaused,
 } from '../../connectors/index.ts';
 import { Ops } from '../../platform/operations.ts';
-import { requestSync } from '../../sync/index.ts';
+import { requestSync, syncRequestedSchema, syncRunSchema } from '../../sync/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -21,22 +21,6 @@ import { readerView } from '../view.ts';
 
 const idParams = z.object({ id: z.string().min(1).max(200) });
 const status = z.enum(CONNECTOR_STATES);
-
-const syncRun = z.object({
-  run_id: z.string(),
-  sync_type: z.enum(['incremental', 'full']),
-  trigger: z.string(),
-  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
-  started_at: z.string(),
-  finished_at: z.string().nullable(),
-  added: z.number().int(),
-  updated: z.number().int(),
-  unchanged: z.number().int(),
-  deleted: z.number().int(),
-  batches: z.number().int(),
-  rate_limited_waits: z.number().int(),
-  error: z.string().nullable(),
-});
 
 const connectorDetails = z.object({
   connector_id: z.string(),
@@ -54,7 +38,7 @@ const connectorDetails = z.object({
   rate_limited_until: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
-  sync_runs: z.array(syncRun).describe('the latest sync runs, newest first'),
+  sync_runs: z.array(syncRunSchema).describe('the latest sync runs, newest first'),
 });
 
 const catalogItem = z.object({
@@ -154,7 +138,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
         params: idParams,
         querystring: z.object({ full: z.enum(['true', 'false']).default('false') }),
         response: {
-          202: z.object({ status: z.literal('syncing'), connector_id: z.string(), sync_type: z.enum(['incremental', 'full']), run_id: z.string(), job_id: z.string() }),
+          202: syncRequestedSchema,
         },
       },
     },
