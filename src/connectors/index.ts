@@ -5,7 +5,6 @@ export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode }
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
 export {
-  type CreatedConnector,
   completeOAuthCallback,
   createConnector,
   describeConnector,
@@ -16,8 +15,12 @@ export {
 } from './service.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
 export {
+  type ConnectorDetails,
   type ConnectorListItem,
+  type CreatedConnector,
+  connectorDetailsSchema,
   connectorListItemSchema,
+  createdConnectorSchema,
   SYNC_TYPES,
   type SyncRequested,
   type SyncRun,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONNECTOR_STATES } from './states.ts';
 
 /**
  * The connectors module's wire shapes: one zod schema each, with its type inferred from it. The HTTP routes use them
@@ -46,3 +47,34 @@ export const syncRequestedSchema = z.object({
   job_id: z.string(),
 });
 export type SyncRequested = z.infer<typeof syncRequestedSchema>;
+
+/** The answer to POST /v1/connectors (201). */
+export const createdConnectorSchema = z.object({
+  connector_id: z.string(),
+  connector_type: z.string(),
+  display_name: z.string(),
+  status: z.enum(CONNECTOR_STATES),
+  oauth_url: z.string().nullable().describe('null when the credentials make OAuth unnecessary'),
+});
+export type CreatedConnector = z.infer<typeof createdConnectorSchema>;
+
+/** GET /v1/connectors/{id}: settings, schedule and sync history; never credentials or tokens. */
+export const connectorDetailsSchema = z.object({
+  connector_id: z.string(),
+  connector_type: z.string(),
+  display_name: z.string(),
+  status: z.enum(CONNECTOR_STATES),
+  status_reason: z.string().nullable().describe('why the connector is in this state, and what to do'),
+  last_sync_at: z.string().nullable(),
+  last_error: z.string().nullable(),
+  document_count: z.number().int(),
+  settings: z.record(z.string(), z.unknown()),
+  credentials_configured: z.boolean().describe('credentials are stored encrypted and never returned'),
+  oauth: z.object({ connected: z.boolean(), token_expires_at: z.string().nullable() }),
+  schedule: z.object({ next_incremental_at: z.string().nullable(), next_full_at: z.string().nullable() }),
+  rate_limited_until: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  sync_runs: z.array(syncRunSchema).describe('the latest sync runs, newest first'),
+});
+export type ConnectorDetails = z.infer<typeof connectorDetailsSchema>;

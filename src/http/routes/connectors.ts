@@ -3,8 +3,10 @@ import { recordAudit } from '../../audit/index.ts';
 import {
   CONNECTOR_STATES,
   catalogEntry,
+  connectorDetailsSchema,
   connectorListItemSchema,
   createConnector,
+  createdConnectorSchema,
   describeConnector,
   listConnectors,
   listKinds,
@@ -13,7 +15,7 @@ import {
   setPaused,
 } from '../../connectors/index.ts';
 import { Ops } from '../../platform/operations.ts';
-import { requestSync, syncRequestedSchema, syncRunSchema } from '../../sync/index.ts';
+import { requestSync, syncRequestedSchema } from '../../sync/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -21,25 +23,6 @@ import { readerView } from '../view.ts';
 
 const idParams = z.object({ id: z.string().min(1).max(200) });
 const status = z.enum(CONNECTOR_STATES);
-
-const connectorDetails = z.object({
-  connector_id: z.string(),
-  connector_type: z.string(),
-  display_name: z.string(),
-  status,
-  status_reason: z.string().nullable().describe('why the connector is in this state, and what to do'),
-  last_sync_at: z.string().nullable(),
-  last_error: z.string().nullable(),
-  document_count: z.number().int(),
-  settings: z.record(z.string(), z.unknown()),
-  credentials_configured: z.boolean().describe('credentials are stored encrypted and never returned'),
-  oauth: z.object({ connected: z.boolean(), token_expires_at: z.string().nullable() }),
-  schedule: z.object({ next_incremental_at: z.string().nullable(), next_full_at: z.string().nullable() }),
-  rate_limited_until: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  sync_runs: z.array(syncRunSchema).describe('the latest sync runs, newest first'),
-});
 
 const catalogItem = z.object({
   connector_type: z.string(),
@@ -92,13 +75,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
           settings: z.record(z.string(), z.unknown()).optional(),
         }).strict(),
         response: {
-          201: z.object({
-            connector_id: z.string(),
-            connector_type: z.string(),
-            display_name: z.string(),
-            status,
-            oauth_url: z.string().nullable().describe('null when the credentials make OAuth unnecessary'),
-          }),
+          201: createdConnectorSchema,
         },
       },
     },
@@ -109,7 +86,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
     '/v1/connectors/:id',
     {
       config: { permission: 'connector:read' },
-      schema: { summary: 'A connector with its settings, schedule and sync history (never credentials)', tags: ['connectors'], params: idParams, response: { 200: connectorDetails } },
+      schema: { summary: 'A connector with its settings, schedule and sync history (never credentials)', tags: ['connectors'], params: idParams, response: { 200: connectorDetailsSchema } },
     },
     async (request) => describeConnector(deps, principalOf(request).tenantId, request.params.id, (await readerView(deps, request)).viewer),
   );
