@@ -1,6 +1,6 @@
 export { type ExecuteRequest, type ExecuteResponse, executeAction } from './actions/execute.ts';
 export { planWithRules } from './actions/rules.ts';
-export { type CatalogEntry, catalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
+export { catalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './kit/contract.ts';
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
@@ -15,7 +15,9 @@ export {
 } from './service.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
 export {
+  type CatalogEntry,
   type ConnectorDetails,
+  catalogEntrySchema,
   type ConnectorListItem,
   type CreatedConnector,
   connectorDetailsSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AuthType, CONNECTOR_GROUPS } from './kit/contract.ts';
 import { CONNECTOR_STATES } from './states.ts';
 
 /**
@@ -78,3 +79,24 @@ export const connectorDetailsSchema = z.object({
   sync_runs: z.array(syncRunSchema).describe('the latest sync runs, newest first'),
 });
 export type ConnectorDetails = z.infer<typeof connectorDetailsSchema>;
+
+const AUTH_TYPES = ['oauth2', 'api_key', 'none'] as const satisfies readonly AuthType[];
+
+/** One implemented connector kind, as GET /v1/connectors/catalog lists them (built by catalog.ts `catalogEntry`). */
+export const catalogEntrySchema = z.object({
+  connector_type: z.string(),
+  display_name: z.string(),
+  category: z.string(),
+  group: z.enum(CONNECTOR_GROUPS).describe("the spec's catalogue grouping"),
+  auth_type: z.string().describe('the preferred of auth_types'),
+  auth_types: z.array(z.enum(AUTH_TYPES)).describe('how a connector of this kind can authenticate, preferred first'),
+  oauth: z.boolean(),
+  credentials_schema: z.record(z.string(), z.unknown()),
+  settings_schema: z.record(z.string(), z.unknown()),
+  content_types: z.array(z.string()),
+  sync: z.boolean(),
+  actions: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })),
+  webhook_events: z.array(z.string()),
+  vendor_limits: z.record(z.string(), z.number()),
+});
+export type CatalogEntry = z.infer<typeof catalogEntrySchema>;

@@ -3,6 +3,7 @@ import { recordAudit } from '../../audit/index.ts';
 import {
   CONNECTOR_STATES,
   catalogEntry,
+  catalogEntrySchema,
   connectorDetailsSchema,
   connectorListItemSchema,
   createConnector,
@@ -24,23 +25,6 @@ import { readerView } from '../view.ts';
 const idParams = z.object({ id: z.string().min(1).max(200) });
 const status = z.enum(CONNECTOR_STATES);
 
-const catalogItem = z.object({
-  connector_type: z.string(),
-  display_name: z.string(),
-  category: z.string(),
-  group: z.enum(['productivity', 'developer_tools', 'crm', 'support', 'llm_providers', 'other']).describe("the spec's catalogue grouping"),
-  auth_type: z.string().describe('the preferred of auth_types'),
-  auth_types: z.array(z.enum(['oauth2', 'api_key', 'none'])).describe('how a connector of this kind can authenticate, preferred first'),
-  oauth: z.boolean(),
-  credentials_schema: z.record(z.string(), z.unknown()),
-  settings_schema: z.record(z.string(), z.unknown()),
-  content_types: z.array(z.string()),
-  sync: z.boolean(),
-  actions: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })),
-  webhook_events: z.array(z.string()),
-  vendor_limits: z.record(z.string(), z.number()),
-});
-
 export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get(
     '/v1/connectors',
@@ -56,7 +40,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
     '/v1/connectors/catalog',
     {
       config: { permission: 'connector:read' },
-      schema: { summary: 'The implemented connector kinds', tags: ['connectors'], response: { 200: z.object({ connectors: z.array(catalogItem) }) } },
+      schema: { summary: 'The implemented connector kinds', tags: ['connectors'], response: { 200: z.object({ connectors: z.array(catalogEntrySchema) }) } },
     },
     async () => ({ connectors: listKinds().map(catalogEntry) }),
   );
