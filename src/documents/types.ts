@@ -55,36 +55,7 @@ export const documentInputSchema = z.object({
 });
 export type DocumentInput = z.infer<typeof documentInputSchema>;
 
-/** A stored document, as `GET /v1/documents/{id}` returns it. */
-export interface StoredDocument {
-  readonly id: string;
-  readonly tenant_id: string;
-  readonly source_node: string;
-  readonly connector_type: string | null;
-  readonly external_id: string;
-  readonly title: string;
-  readonly content: string;
-  readonly url: string | null;
-  readonly author: string | null;
-  readonly document_type: string;
-  readonly created_at: string | null;
-  readonly updated_at: string | null;
-  readonly metadata: Record<string, unknown>;
-  readonly acl: unknown;
-  readonly content_hash: string;
-  readonly embedding_model: string | null;
-  readonly ingested_at: string;
-  readonly chunk_count: number;
-}
-
-export interface UpsertResult {
-  readonly added: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly documents: readonly { readonly id: string; readonly external_id: string }[];
-  /** The embedding job queued for the changed documents, when embeddings are configured. */
-  readonly embed_job_id?: string | null;
-}
+export type { StoredDocument, UpsertResult } from './schemas.ts';
 
 /** Index settings: full-text language and the chunk sizes (characters). */
 export interface IndexSettings {

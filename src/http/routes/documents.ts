@@ -6,7 +6,9 @@ import {
   getDocument,
   MAX_BATCH_DOCUMENTS,
   searchPassages,
+  storedDocumentSchema,
   upsertDocuments,
+  upsertResultSchema,
 } from '../../documents/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { getJob } from '../../platform/jobs/index.ts';
@@ -29,17 +31,6 @@ const documentFields = z.object({
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()),
-});
-
-const documentRecord = documentFields.extend({
-  id: z.string(),
-  tenant_id: z.string(),
-  content: z.string(),
-  acl: z.unknown().optional().describe('who may read it (shared ACL shape; absent = everyone in the tenant); shown to admins only'),
-  content_hash: z.string(),
-  embedding_model: z.string().nullable().describe('model of its vectors; null until embedded'),
-  ingested_at: z.string(),
-  chunk_count: z.number().int(),
 });
 
 const passageRecord = documentFields.extend({
@@ -108,13 +99,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
         // Unknown fields are refused (a misspelt `updated_at` would otherwise be dropped silently).
         body: z.object({ documents: z.array(documentInputSchema.strict()).min(1) }).strict(),
         response: {
-          200: z.object({
-            added: z.number().int(),
-            updated: z.number().int(),
-            unchanged: z.number().int(),
-            documents: z.array(z.object({ id: z.string(), external_id: z.string() })),
-            embed_job_id: z.string().nullable().optional().describe('the job making vectors for the changed documents; null when none is needed (a request-path model such as GloVe wrote them with the chunks)'),
-          }),
+          200: upsertResultSchema,
         },
       },
     },
@@ -155,7 +140,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
         summary: 'Read one document in full',
         tags: ['documents'],
         params: z.object({ id: z.string().min(1).max(200) }),
-        response: { 200: documentRecord },
+        response: { 200: storedDocumentSchema },
       },
     },
     async (request) => {
