@@ -32,6 +32,33 @@ export const storedDocumentSchema = documentFields.extend({
 });
 export type StoredDocument = z.infer<typeof storedDocumentSchema>;
 
+/** One passage of `POST /v1/search`. */
+export const passageSchema = documentFields.extend({
+  chunk_id: z.string(),
+  document_id: z.string(),
+  heading: z.string().nullable(),
+  content: z.string(),
+  /** BM25 score (unbounded, ≥ 0); 0 when the passage matched only by vector. */
+  lexical_score: z.number(),
+  /** Cosine similarity to the query vector; null when the chunk has no vector in a comparable space. */
+  semantic_score: z.number().nullable(),
+  /** The fused score used for ordering, 0..1. */
+  fused_score: z.number(),
+  /** The model the chunk vector came from (null when not embedded yet). */
+  embedding_model: z.string().nullable(),
+});
+export type PassageRecord = z.infer<typeof passageSchema>;
+
+/** A search passage as the module hands it to its callers: the wire passage and what stays server-side. */
+export type Passage = PassageRecord & {
+  readonly ordinal: number;
+  /** When Atrium last stored this document; the age of a document whose source gives no timestamp. */
+  readonly ingested_at: string | null;
+  readonly acl: unknown;
+  /** The chunk vector (for translation by the federated query); null when not embedded. */
+  readonly vector: Float32Array | null;
+};
+
 /** The answer to a push (`POST /v1/connectors/{id}/documents`) and what `upsertDocuments` reports to a sync. */
 export const upsertResultSchema = z.object({
   added: z.number().int(),

@@ -5,6 +5,7 @@ import {
   documentInputSchema,
   getDocument,
   MAX_BATCH_DOCUMENTS,
+  passageSchema,
   searchPassages,
   storedDocumentSchema,
   upsertDocuments,
@@ -18,31 +19,6 @@ import { can } from '../../access/index.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { readerView } from '../view.ts';
-
-/** The document fields a stored document and a search passage share. */
-const documentFields = z.object({
-  source_node: z.string().describe('the connector the document came from'),
-  connector_type: z.string().nullable(),
-  external_id: z.string(),
-  title: z.string(),
-  url: z.string().nullable(),
-  author: z.string().nullable(),
-  document_type: z.string(),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-});
-
-const passageRecord = documentFields.extend({
-  chunk_id: z.string(),
-  document_id: z.string(),
-  heading: z.string().nullable(),
-  content: z.string(),
-  lexical_score: z.number(),
-  semantic_score: z.number().nullable(),
-  fused_score: z.number(),
-  embedding_model: z.string().nullable(),
-});
 
 const connectorParams = z.object({ connector_id: z.string().min(1).max(200) });
 
@@ -211,7 +187,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
             })
             .optional(),
         }).strict(),
-        response: { 200: z.object({ passages: z.array(passageRecord) }) },
+        response: { 200: z.object({ passages: z.array(passageSchema) }) },
       },
     },
     async (request) => {
