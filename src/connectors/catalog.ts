@@ -3,7 +3,8 @@ import { airtableKind } from './airtable/index.ts';
 import { anthropicKind } from './anthropic/index.ts';
 import { apiKind } from './api/index.ts';
 import { asanaKind } from './asana/index.ts';
-import type { AnyKind, AuthType, ConnectorGroup } from './kit/contract.ts';
+import type { AnyKind } from './kit/contract.ts';
+import type { CatalogEntry } from './schemas.ts';
 import { codaKind } from './coda/index.ts';
 import { confluenceKind } from './confluence/index.ts';
 import { discourseKind } from './discourse/index.ts';
@@ -114,25 +115,6 @@ export function getKind(type: string): AnyKind | undefined {
 
 export function listKinds(): AnyKind[] {
   return [...byType.values()].sort((a, b) => a.type.localeCompare(b.type));
-}
-
-export interface CatalogEntry {
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly category: string;
-  /** The spec's catalogue grouping: productivity, developer_tools, crm, support, llm_providers, other. */
-  readonly group: ConnectorGroup;
-  /** The preferred of `auth_types` (kept for clients of the earlier catalogue). */
-  readonly auth_type: string;
-  readonly auth_types: AuthType[];
-  readonly oauth: boolean;
-  readonly credentials_schema: Record<string, unknown>;
-  readonly settings_schema: Record<string, unknown>;
-  readonly content_types: string[];
-  readonly sync: boolean;
-  readonly actions: { name: string; description: string; parameters: Record<string, unknown> }[];
-  readonly webhook_events: string[];
-  readonly vendor_limits: Record<string, number>;
 }
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {

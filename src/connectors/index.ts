@@ -1,11 +1,10 @@
 export { type ExecuteRequest, type ExecuteResponse, executeAction } from './actions/execute.ts';
 export { planWithRules } from './actions/rules.ts';
-export { type CatalogEntry, catalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
+export { catalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.ts';
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './kit/contract.ts';
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
 export {
-  type CreatedConnector,
   completeOAuthCallback,
   createConnector,
   describeConnector,
@@ -16,8 +15,23 @@ export {
 } from './service.ts';
 export { CONNECTOR_EVENTS, CONNECTOR_STATES, type ConnectorEvent, type ConnectorState, nextState, TRANSITIONS } from './states.ts';
 export {
-  applyTransition,
+  type CatalogEntry,
+  type ConnectorDetails,
+  catalogEntrySchema,
   type ConnectorListItem,
+  type CreatedConnector,
+  connectorDetailsSchema,
+  connectorListItemSchema,
+  createdConnectorSchema,
+  SYNC_TYPES,
+  type SyncRequested,
+  type SyncRun,
+  type SyncType,
+  syncRequestedSchema,
+  syncRunSchema,
+} from './schemas.ts';
+export {
+  applyTransition,
   type ConnectorRecord,
   countConnectorDocuments,
   getConnector,

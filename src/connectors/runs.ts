@@ -1,21 +1,8 @@
 import type { Queryable } from '../platform/db/executor.ts';
 import { newId } from '../platform/ids.ts';
+import type { SyncRun } from './schemas.ts';
 
-export interface SyncRun {
-  readonly run_id: string;
-  readonly sync_type: 'incremental' | 'full';
-  readonly trigger: string;
-  readonly status: 'running' | 'completed' | 'failed' | 'cancelled';
-  readonly started_at: string;
-  readonly finished_at: string | null;
-  readonly added: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly deleted: number;
-  readonly batches: number;
-  readonly rate_limited_waits: number;
-  readonly error: string | null;
-}
+export type { SyncRun } from './schemas.ts';
 
 function rowToRun(r: Record<string, unknown>): SyncRun {
   return {

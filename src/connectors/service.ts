@@ -15,9 +15,9 @@ import type { ConnectorDeps } from './deps.ts';
 import { applySettingsPatch, buildSourceContext } from './kit/context.ts';
 import { SourceSettingsError } from './kit/errors.ts';
 import { completeOAuth, createOAuthUrl, type OAuthCallbackOutcome } from './oauth/flow.ts';
-import { recentRuns, type SyncRun } from './runs.ts';
+import { recentRuns } from './runs.ts';
+import type { ConnectorDetails, CreatedConnector } from './schemas.ts';
 import { nextIncrementalAt, scheduleFor } from './schedule.ts';
-import type { ConnectorState } from './states.ts';
 import { applyTransition, type ConnectorRecord, countConnectorDocuments, deleteConnectorRow, getConnector, insertConnector, updateConnectorFields } from './store.ts';
 import { cancelConnectorJobs, VALIDATE_JOB } from './sync-request.ts';
 
@@ -26,14 +26,6 @@ export interface CreateConnectorInput {
   readonly display_name: string;
   readonly credentials?: Record<string, unknown>;
   readonly settings?: Record<string, unknown>;
-}
-
-export interface CreatedConnector {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly status: ConnectorState;
-  readonly oauth_url: string | null;
 }
 
 function problems(prefix: string, error: z.ZodError): FieldProblem[] {
@@ -106,25 +98,6 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
     await queueValidation(deps, principal.tenantId, record.id);
   }
   return { connector_id: record.id, connector_type: kind.type, display_name: record.displayName, status: record.status, oauth_url: oauthUrl };
-}
-
-export interface ConnectorDetails {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly status: ConnectorState;
-  readonly status_reason: string | null;
-  readonly last_sync_at: string | null;
-  readonly last_error: string | null;
-  readonly document_count: number;
-  readonly settings: Record<string, unknown>;
-  readonly credentials_configured: boolean;
-  readonly oauth: { readonly connected: boolean; readonly token_expires_at: string | null };
-  readonly schedule: { readonly next_incremental_at: string | null; readonly next_full_at: string | null };
-  readonly rate_limited_until: string | null;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly sync_runs: SyncRun[];
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

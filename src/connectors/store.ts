@@ -1,15 +1,8 @@
 import { aclCondition, type Viewer } from '../documents/acl.ts';
 import type { Queryable } from '../platform/db/executor.ts';
+import type { ConnectorListItem } from './schemas.ts';
 import { type ConnectorEvent, type ConnectorState, isConnectorState, nextState } from './states.ts';
 
-export interface ConnectorListItem {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly status: string;
-  readonly last_sync_at: string | null;
-  readonly document_count: number;
-}
 
 /** A connector row as the domain sees it. Sealed secrets stay sealed here; only the sync engine opens them. */
 export interface ConnectorRecord {

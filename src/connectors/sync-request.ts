@@ -7,6 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { z } from 'zod';
 import { cancelJobs, defineJobKind, enqueue } from '../platform/jobs/index.ts';
 import { finishRun, startRun } from './runs.ts';
+import type { SyncRequested } from './schemas.ts';
 
 export function syncDedupeKey(tenantId: string, connectorId: string): string {
   return `connector:${tenantId}:${connectorId}:sync`;
@@ -30,14 +31,6 @@ export const VALIDATE_JOB = defineJobKind({
 
 export const SYNC_JOB_KIND = SYNC_JOB.kind;
 export const VALIDATE_JOB_KIND = VALIDATE_JOB.kind;
-
-export interface SyncRequested {
-  readonly status: 'syncing';
-  readonly connector_id: string;
-  readonly sync_type: 'incremental' | 'full';
-  readonly run_id: string;
-  readonly job_id: string;
-}
 
 /**
  * Moves the connector to `syncing` and enqueues the durable sync job, in one transaction.

@@ -38,4 +38,5 @@ export {
   type UpsertResult,
   withoutNul,
 } from './types.ts';
+export { type PassageRecord, passageSchema, storedDocumentSchema, upsertResultSchema } from './schemas.ts';
 export { upsertDocuments } from './upsert.ts';

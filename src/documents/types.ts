@@ -55,36 +55,7 @@ export const documentInputSchema = z.object({
 });
 export type DocumentInput = z.infer<typeof documentInputSchema>;
 
-/** A stored document, as `GET /v1/documents/{id}` returns it. */
-export interface StoredDocument {
-  readonly id: string;
-  readonly tenant_id: string;
-  readonly source_node: string;
-  readonly connector_type: string | null;
-  readonly external_id: string;
-  readonly title: string;
-  readonly content: string;
-  readonly url: string | null;
-  readonly author: string | null;
-  readonly document_type: string;
-  readonly created_at: string | null;
-  readonly updated_at: string | null;
-  readonly metadata: Record<string, unknown>;
-  readonly acl: unknown;
-  readonly content_hash: string;
-  readonly embedding_model: string | null;
-  readonly ingested_at: string;
-  readonly chunk_count: number;
-}
-
-export interface UpsertResult {
-  readonly added: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly documents: readonly { readonly id: string; readonly external_id: string }[];
-  /** The embedding job queued for the changed documents, when embeddings are configured. */
-  readonly embed_job_id?: string | null;
-}
+export type { Passage, StoredDocument, UpsertResult } from './schemas.ts';
 
 /** Index settings: full-text language and the chunk sizes (characters). */
 export interface IndexSettings {
@@ -157,36 +128,4 @@ export interface SearchRequest {
   /** Lexical top-k from the impact lists (default) or by scoring every matching chunk (the reference). */
   readonly lexicalPath?: 'impact' | 'exhaustive';
   readonly signal?: AbortSignal;
-}
-
-/** One retrieved passage with its document fields and the three scores. */
-export interface Passage {
-  readonly chunk_id: string;
-  readonly ordinal: number;
-  readonly heading: string | null;
-  readonly content: string;
-  readonly document_id: string;
-  readonly source_node: string;
-  readonly connector_type: string | null;
-  readonly external_id: string;
-  readonly title: string;
-  readonly url: string | null;
-  readonly author: string | null;
-  readonly document_type: string;
-  readonly created_at: string | null;
-  readonly updated_at: string | null;
-  /** When Atrium last stored this document; the age of a document whose source gives no timestamp. */
-  readonly ingested_at: string | null;
-  readonly metadata: Record<string, unknown>;
-  readonly acl: unknown;
-  /** BM25 score (unbounded, ≥ 0); 0 when the passage matched only by vector. */
-  readonly lexical_score: number;
-  /** Cosine similarity to the query vector; null when the chunk has no vector in a comparable space. */
-  readonly semantic_score: number | null;
-  /** The fused score used for ordering, 0..1. */
-  readonly fused_score: number;
-  /** The model the chunk vector came from (null when not embedded yet). */
-  readonly embedding_model: string | null;
-  /** The chunk vector (for translation by the federated query); null when not embedded. */
-  readonly vector: Float32Array | null;
 }

@@ -1,3 +1,5 @@
+import type { ConnectorListItem } from '../connectors/index.ts';
+import type { StoredDocument } from '../documents/index.ts';
 import type { ToolOutput } from './backend.ts';
 
 /** The parts of a federated query answer the text rendering reads; the whole answer is the structured content. */
@@ -62,18 +64,10 @@ function why(reasoning: unknown): string | undefined {
   return `   why: match ${num('match')} (semantic ${num('semantic')}, lexical ${num('lexical')}), decay ${num('decay')}, intent fit ${num('intent_fit')}${signals}`;
 }
 
-export interface DocumentView {
-  readonly id: string;
-  readonly title: string;
-  readonly content: string;
-  readonly url: string | null;
-  readonly source_node: string;
-  readonly author: string | null;
-  readonly created_at: string | null;
-  readonly updated_at: string | null;
-  readonly metadata: Record<string, unknown>;
+/** The stored-document fields the rendering reads; the whole view is the structured content. */
+export type DocumentView = Pick<StoredDocument, 'id' | 'title' | 'content' | 'url' | 'source_node' | 'author' | 'created_at' | 'updated_at' | 'metadata'> & {
   readonly [key: string]: unknown;
-}
+};
 
 export function formatDocument(doc: DocumentView): ToolOutput {
   const header = [
@@ -88,16 +82,7 @@ export function formatDocument(doc: DocumentView): ToolOutput {
   return { text: `${header.join('\n')}\n\n${doc.content}`, structured: { document: { ...doc } } };
 }
 
-export interface ConnectorView {
-  readonly connector_id: string;
-  readonly connector_type: string;
-  readonly display_name: string;
-  readonly status: string;
-  readonly last_sync_at: string | null;
-  readonly document_count: number;
-}
-
-export function formatConnectors(connectors: readonly ConnectorView[]): ToolOutput {
+export function formatConnectors(connectors: readonly ConnectorListItem[]): ToolOutput {
   if (connectors.length === 0) return { text: 'No connectors are configured.', structured: { connectors: [] } };
   const lines = connectors.map(
     (c) =>

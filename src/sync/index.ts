@@ -2,9 +2,10 @@ export { findVendorError, rateLimitFromResponse, vendorFetch } from '../connecto
 export { documentStoreFor } from './documents-adapter.ts';
 export { createSyncHandler, INLINE_RATE_LIMIT_WAIT_MS } from './engine.ts';
 export { effectiveLimits, parseRetryAfter, rateLimitDelayMs } from '../connectors/kit/limits.ts';
-export { cancelConnectorJobs, requestSync, SYNC_JOB, SYNC_JOB_KIND, type SyncRequested, syncDedupeKey, VALIDATE_JOB, VALIDATE_JOB_KIND } from '../connectors/sync-request.ts';
+export { cancelConnectorJobs, requestSync, SYNC_JOB, SYNC_JOB_KIND, syncDedupeKey, VALIDATE_JOB, VALIDATE_JOB_KIND } from '../connectors/sync-request.ts';
 export { JOB_CATALOGUE, type JobDeps, jobHandlers } from './jobs.ts';
-export { getRun, recentRuns, type SyncRun } from '../connectors/runs.ts';
+export { getRun, recentRuns } from '../connectors/runs.ts';
+export { type SyncRequested, type SyncRun, syncRequestedSchema, syncRunSchema } from '../connectors/schemas.ts';
 export { dueSync, nextFullAt, nextIncrementalAt, type Schedule, scheduleFor } from '../connectors/schedule.ts';
 export { scheduleDueSyncs, withScheduler } from './scheduler.ts';
 export { createValidateHandler } from './validate.ts';

@@ -5,8 +5,11 @@ import {
   documentInputSchema,
   getDocument,
   MAX_BATCH_DOCUMENTS,
+  passageSchema,
   searchPassages,
+  storedDocumentSchema,
   upsertDocuments,
+  upsertResultSchema,
 } from '../../documents/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { getJob } from '../../platform/jobs/index.ts';
@@ -16,42 +19,6 @@ import { can } from '../../access/index.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { readerView } from '../view.ts';
-
-/** The document fields a stored document and a search passage share. */
-const documentFields = z.object({
-  source_node: z.string().describe('the connector the document came from'),
-  connector_type: z.string().nullable(),
-  external_id: z.string(),
-  title: z.string(),
-  url: z.string().nullable(),
-  author: z.string().nullable(),
-  document_type: z.string(),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-});
-
-const documentRecord = documentFields.extend({
-  id: z.string(),
-  tenant_id: z.string(),
-  content: z.string(),
-  acl: z.unknown().optional().describe('who may read it (shared ACL shape; absent = everyone in the tenant); shown to admins only'),
-  content_hash: z.string(),
-  embedding_model: z.string().nullable().describe('model of its vectors; null until embedded'),
-  ingested_at: z.string(),
-  chunk_count: z.number().int(),
-});
-
-const passageRecord = documentFields.extend({
-  chunk_id: z.string(),
-  document_id: z.string(),
-  heading: z.string().nullable(),
-  content: z.string(),
-  lexical_score: z.number(),
-  semantic_score: z.number().nullable(),
-  fused_score: z.number(),
-  embedding_model: z.string().nullable(),
-});
 
 const connectorParams = z.object({ connector_id: z.string().min(1).max(200) });
 
@@ -108,13 +75,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
         // Unknown fields are refused (a misspelt `updated_at` would otherwise be dropped silently).
         body: z.object({ documents: z.array(documentInputSchema.strict()).min(1) }).strict(),
         response: {
-          200: z.object({
-            added: z.number().int(),
-            updated: z.number().int(),
-            unchanged: z.number().int(),
-            documents: z.array(z.object({ id: z.string(), external_id: z.string() })),
-            embed_job_id: z.string().nullable().optional().describe('the job making vectors for the changed documents; null when none is needed (a request-path model such as GloVe wrote them with the chunks)'),
-          }),
+          200: upsertResultSchema,
         },
       },
     },
@@ -155,7 +116,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
         summary: 'Read one document in full',
         tags: ['documents'],
         params: z.object({ id: z.string().min(1).max(200) }),
-        response: { 200: documentRecord },
+        response: { 200: storedDocumentSchema },
       },
     },
     async (request) => {
@@ -226,7 +187,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
             })
             .optional(),
         }).strict(),
-        response: { 200: z.object({ passages: z.array(passageRecord) }) },
+        response: { 200: z.object({ passages: z.array(passageSchema) }) },
       },
     },
     async (request) => {
