@@ -6,7 +6,8 @@ import { AppError, Errors } from '../platform/errors.ts';
 import { enqueue } from '../platform/jobs/index.ts';
 import { Ops } from '../platform/operations.ts';
 import { dedupeTexts } from '../vec2vec/index.ts';
-import { embedSecondsPerText, estimateTrainingSeconds, TRAIN_JOB, type TrainRequestConfig } from './training.ts';
+import type { TranslationRegistry } from './registry.ts';
+import { cancelTraining, embedSecondsPerText, estimateTrainingSeconds, TRAIN_JOB, type TrainRequestConfig } from './training.ts';
 
 /** A training request as the API takes it, already parsed. */
 export interface TrainRequest {
@@ -71,4 +72,23 @@ export async function requestTraining(
     estimated_time_seconds: estimateTrainingSeconds(texts.length, source.dimensions, target.dimensions, body.config, embedSecondsPerText(source.id) + embedSecondsPerText(target.id)),
     usable_samples: texts.length,
   };
+}
+
+/**
+ * Cancels a training job that has not finished (see `cancelTraining`): 404 when the tenant has no such job, 409 when
+ * it already completed, failed or was cancelled. Audits `vec2vec.training_cancelled`.
+ */
+export async function cancelTrainingRequest(db: DatabaseExecutor, actor: AuditActor, jobId: string): Promise<void> {
+  const r = await cancelTraining(db, actor.tenantId, jobId);
+  if (r.outcome === 'not_found') throw Errors.notFound('training job', jobId);
+  if (r.outcome === 'finished') throw Errors.conflict(`training job '${jobId}' is already ${r.status}`, { status: r.status });
+  await recordAudit(db, { tenantId: actor.tenantId, action: Ops.vec2vecTrainingCancelled, actorId: actor.id, userId: actor.userId, details: { job_id: jobId } });
+}
+
+/** Deletes one direction of a tenant's trained translation: 404 when unknown, 409 for a shipped one. Audits `vec2vec.deleted`. */
+export async function deleteTranslation(deps: { readonly db: DatabaseExecutor }, registry: TranslationRegistry, actor: AuditActor, id: string): Promise<void> {
+  const outcome = await registry.delete(actor.tenantId, id);
+  if (outcome === 'not_found') throw Errors.notFound('translation', id);
+  if (outcome === 'builtin') throw Errors.conflict(`translation '${id}' ships with Atrium and cannot be deleted; train your own for the pair to override it`);
+  await recordAudit(deps.db, { tenantId: actor.tenantId, action: Ops.vec2vecDelete, actorId: actor.id, userId: actor.userId, details: { translation_id: id } });
 }

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { getJob } from '../../platform/jobs/index.ts';
-import { Ops } from '../../platform/operations.ts';
 import {
-  cancelTraining,
+  cancelTrainingRequest,
   confidenceBand,
+  deleteTranslation,
   IDENTITY_ID,
   resolveKnownModel,
   requestTraining,
@@ -151,10 +150,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const principal = principalOf(request);
       const id = request.params.job_id;
-      const r = await cancelTraining(deps.db, principal.tenantId, id);
-      if (r.outcome === 'not_found') throw Errors.notFound('training job', id);
-      if (r.outcome === 'finished') throw Errors.conflict(`training job '${id}' is already ${r.status}`, { status: r.status });
-      await recordAudit(deps.db, { tenantId: principal.tenantId, action: Ops.vec2vecTrainingCancelled, actorId: principal.id, userId: principal.userId, details: { job_id: id } });
+      await cancelTrainingRequest(deps.db, principal, id);
       return { job_id: id, status: 'cancelled' as const };
     },
   );
@@ -230,16 +226,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const principal = principalOf(request);
       const id = request.params.translation_id;
-      const outcome = await registryOf(deps).delete(principal.tenantId, id);
-      if (outcome === 'not_found') throw Errors.notFound('translation', id);
-      if (outcome === 'builtin') throw Errors.conflict(`translation '${id}' ships with Atrium and cannot be deleted; train your own for the pair to override it`);
-      await recordAudit(deps.db, {
-        tenantId: principal.tenantId,
-        action: Ops.vec2vecDelete,
-        actorId: principal.id,
-        userId: principal.userId,
-        details: { translation_id: id },
-      });
+      await deleteTranslation(deps, registryOf(deps), principal, id);
       return { translation_id: id, deleted: true as const };
     },
   );
