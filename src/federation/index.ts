@@ -23,5 +23,5 @@ export {
 } from './request.ts';
 export { type FederatedResponse, federatedItemSchema, federatedResponseSchema } from './schema.ts';
 export { createFederationService, type FederationDeps, type FederationService } from './service.ts';
-export { federationOrigin, findDocuments, insertTombstones, liftTombstone, listLocalSources, listTombstones, sourceModels, type TombstoneRecord } from './store.ts';
+export { federationOrigin, findDocuments, insertTombstones, liftTombstone, listLocalSources, listTombstones, resetFederationOrigin, sourceModels, type TombstoneRecord } from './store.ts';
 export { cosine, type Translation, type Translator, translatorFrom } from './translate.ts';
