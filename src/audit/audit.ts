@@ -13,6 +13,13 @@ export interface AuditInput {
   readonly at?: Date;
 }
 
+/** Who performed an audited action: a principal (key or session id, its tenant, the person or key name). */
+export interface AuditActor {
+  readonly tenantId: string;
+  readonly id: string;
+  readonly userId: string;
+}
+
 /** An audit event as the API returns it: the fixed fields, then the action's own details spread in. */
 export interface AuditEvent {
   readonly id: string;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ensureTenant } from '../access/index.ts';
 import { loadConfig } from '../config/index.ts';
+import { claimIngestedFrom, completeLocalScan, ensureLocalSource, localSourceState } from '../connectors/index.ts';
 import { type EvalResult, type ModeResult, runEval } from '../documents/eval/run.ts';
 import {
   type DocumentInput,
@@ -120,9 +121,7 @@ const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(
 
 /** A stored connector's settings (`{}` when it has none), or undefined when there is no such connector. */
 async function storedSettings(deps: DocumentsDeps, tenant: string, id: string): Promise<Record<string, unknown> | undefined> {
-  const r = await deps.db.query<{ settings: Record<string, unknown> | null }>('SELECT settings FROM connectors WHERE tenant_id = $1 AND id = $2', [tenant, id]);
-  const row = r.rows[0];
-  return row ? (row.settings ?? {}) : undefined;
+  return (await localSourceState(deps.db, tenant, id))?.settings;
 }
 
 /** The settings path of a stored connector, or undefined when there is none (or no connector). */
@@ -159,17 +158,7 @@ async function defaultJsonlSource(deps: DocumentsDeps, tenant: string, file: str
 
 async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, type: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
   await ensureTenant(deps.db, tenant);
-  const r = await deps.db.query<{ connector_type: string; settings: Record<string, unknown>; tenant_id: string }>(
-    `INSERT INTO connectors (id, tenant_id, connector_type, display_name, status, settings)
-     VALUES ($1, $2, $3, $1, 'idle', $4::jsonb)
-     ON CONFLICT (id) DO UPDATE SET updated_at = now()
-     RETURNING connector_type, settings, tenant_id`,
-    [id, tenant, type, JSON.stringify(settings)],
-  );
-  const row = r.rows[0];
-  if (!row || row.tenant_id !== tenant) throw new Error(`source '${id}' belongs to another tenant`);
-  if (row.connector_type !== type) throw new Error(`source '${id}' is a '${row.connector_type}' connector, not '${type}'`);
-  return row.settings ?? {};
+  return ensureLocalSource(deps.db, tenant, id, type, settings);
 }
 
 export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEnv): void {
@@ -238,11 +227,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           await ensureConnector(deps, tenantId, connectorId, 'api', { ingested_from: abs });
           if (!opts.source) {
             // Claims a bare-name source of an older CLI for this file (see defaultJsonlSource).
-            await deps.db.query(
-              `UPDATE connectors SET settings = jsonb_set(coalesce(settings, '{}'::jsonb), '{ingested_from}', to_jsonb($3::text))
-               WHERE tenant_id = $1 AND id = $2 AND NOT (coalesce(settings, '{}'::jsonb) ? 'ingested_from')`,
-              [tenantId, connectorId, abs],
-            );
+            await claimIngestedFrom(deps.db, tenantId, connectorId, abs);
           }
           let batch: DocumentInput[] = [];
           let n = 0;
@@ -267,12 +252,12 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
                 `Pass another --source (or none: each folder gets its own source), or delete source '${connectorId}' first (DELETE /v1/connectors/${connectorId}) to re-point it`,
             );
           }
-          const existing = await storedSettings(deps, tenantId, connectorId);
+          const source = await localSourceState(deps.db, tenantId, connectorId);
+          const existing = source?.settings;
           const settings = existing ?? {};
           // The scan state is the source's sync cursor (what the server's own syncs keep), never one of its settings;
           // an older CLI kept it in settings.scan_state.
-          const cursor = await deps.db.query<{ sync_cursor: unknown }>('SELECT sync_cursor FROM connectors WHERE tenant_id = $1 AND id = $2', [tenantId, connectorId]);
-          const prev = folderStateSchema.safeParse(cursor.rows[0]?.sync_cursor ?? settings.scan_state);
+          const prev = folderStateSchema.safeParse(source?.cursor ?? settings.scan_state);
           // A source made on the server keeps its include / exclude / size settings here too.
           const stored = folderSettingsSchema.omit({ path: true }).safeParse(settings);
           const scanBar = createProgress('scan');
@@ -293,11 +278,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
           }
           bar.done(`ingest: ${scan.upserts.length} files changed, ${scan.unchanged} unchanged, ${scan.deletes.length} removed`);
           deleted = (await deleteDocuments(deps, { tenantId, connectorId, externalIds: scan.deletes })).deleted;
-          await deps.db.query(
-            `UPDATE connectors SET sync_cursor = $3::jsonb, settings = coalesce(settings, '{}'::jsonb) - 'scan_state', last_sync_at = now(), updated_at = now()
-             WHERE tenant_id = $1 AND id = $2`,
-            [tenantId, connectorId, JSON.stringify(scan.state)],
-          );
+          await completeLocalScan(deps.db, tenantId, connectorId, scan.state);
         }
         let embedded = 0;
         let model: string | null = null;

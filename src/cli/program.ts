@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createApiKey, ensureTenant, listApiKeys, PERMISSIONS, type Permission, revokeApiKey } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
+import { resetFederationOrigin } from '../federation/index.ts';
 import { serve } from '../main/serve.ts';
 import { migrate } from '../platform/db/index.ts';
 import { createLogger } from '../platform/log.ts';
@@ -79,7 +80,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .description("give the tenant a new federation origin id: needed once on a copy of another instance's database, which the original would otherwise take for itself")
     .action(async (id: string) => {
       const target = await storageFor(env, { command: 'tenants reset-origin', mustExist: true, whyNot: 'a running service would keep answering with the old origin id' });
-      const changed = await withStorage(target, env, 'tenants reset-origin', async ({ db }) => (await db.query("UPDATE tenants SET federation_origin = gen_random_uuid()::text WHERE id = $1", [id])).affectedRows);
+      const changed = await withStorage(target, env, 'tenants reset-origin', async ({ db }) => resetFederationOrigin(db, id));
       if (!changed) throw new InvalidArgumentError(`no tenant '${id}'`);
       process.stdout.write(`tenant ${id}: new federation origin id\n`);
     });

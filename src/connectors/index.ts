@@ -4,6 +4,8 @@ export { catalogEntry, getKind, listKinds, setFilesystemRoots } from './catalog.
 export type { AnyKind, KindDefinition, SourceContext, SourceDocument, SyncMode } from './kit/contract.ts';
 export type { ConnectorDeps, DocumentStore } from './deps.ts';
 export { completeOAuth, createOAuthUrl, currentOAuthTokens, OAUTH_CALLBACK_PATH, type OAuthCallbackOutcome } from './oauth/flow.ts';
+export { claimIngestedFrom, completeLocalScan, ensureLocalSource, localSourceState } from './local-sources.ts';
+export { PUSH_CONNECTOR_TYPE, requirePushTarget } from './push.ts';
 export {
   completeOAuthCallback,
   createConnector,

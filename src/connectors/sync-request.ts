@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { cancelJobs, defineJobKind, enqueue } from '../platform/jobs/index.ts';
 import { finishRun, startRun } from './runs.ts';
 import type { SyncRequested } from './schemas.ts';
+import { recordAudit } from '../audit/index.ts';
+import { Ops } from '../platform/operations.ts';
 
 export function syncDedupeKey(tenantId: string, connectorId: string): string {
   return `connector:${tenantId}:${connectorId}:sync`;
@@ -33,10 +35,25 @@ export const SYNC_JOB_KIND = SYNC_JOB.kind;
 export const VALIDATE_JOB_KIND = VALIDATE_JOB.kind;
 
 /**
- * Moves the connector to `syncing` and enqueues the durable sync job, in one transaction.
+ * Moves the connector to `syncing` and enqueues the durable sync job, in one transaction, then audits
+ * `connector.sync_started` (by `actor` when a person or key asked; the scheduler has none).
  * 404 for an unknown connector, 409 with the reason when a sync cannot start from its state.
  */
 export async function requestSync(
+  db: Queryable & { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
+  input: { tenantId: string; connectorId: string; full: boolean; trigger: 'manual' | 'schedule' | 'webhook'; now: Date; actor?: { readonly id: string; readonly userId: string } },
+): Promise<SyncRequested> {
+  const started = await startSync(db, input);
+  await recordAudit(db, {
+    tenantId: input.tenantId,
+    action: Ops.connectorSyncStarted,
+    ...(input.actor ? { actorId: input.actor.id, userId: input.actor.userId } : {}),
+    details: { connector_id: started.connector_id, sync_type: started.sync_type, run_id: started.run_id, trigger: input.trigger },
+  });
+  return started;
+}
+
+function startSync(
   db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
   input: { tenantId: string; connectorId: string; full: boolean; trigger: 'manual' | 'schedule' | 'webhook'; now: Date },
 ): Promise<SyncRequested> {

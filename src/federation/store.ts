@@ -211,3 +211,12 @@ export async function federationOrigin(db: Queryable, tenantId: string): Promise
   const r = await db.query<{ origin: string }>('SELECT federation_origin AS origin FROM tenants WHERE id = $1', [tenantId]);
   return r.rows[0]?.origin ?? null;
 }
+
+/**
+ * Gives the tenant a new federation origin id (`atrium tenants reset-origin`): needed once on a copy of another
+ * instance's database, which the original would otherwise take for itself. False for an unknown tenant.
+ */
+export async function resetFederationOrigin(db: Queryable, tenantId: string): Promise<boolean> {
+  const r = await db.query('UPDATE tenants SET federation_origin = gen_random_uuid()::text WHERE id = $1', [tenantId]);
+  return r.affectedRows > 0;
+}

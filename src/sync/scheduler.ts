@@ -1,8 +1,6 @@
-import { recordAudit } from '../audit/index.ts';
 import type { ConnectorDeps } from '../connectors/deps.ts';
 import { isAppError } from '../platform/errors.ts';
 import type { Worker } from '../platform/jobs/index.ts';
-import { Ops } from '../platform/operations.ts';
 import { requestSync } from '../connectors/sync-request.ts';
 import { dueSync } from '../connectors/schedule.ts';
 
@@ -26,11 +24,6 @@ export async function scheduleDueSyncs(deps: ConnectorDeps, now: Date): Promise<
     if (!due) continue;
     try {
       const s = await requestSync(deps.db, { tenantId: String(row.tenant_id), connectorId: String(row.id), full: due === 'full', trigger: 'schedule', now });
-      await recordAudit(deps.db, {
-        tenantId: String(row.tenant_id),
-        action: Ops.connectorSyncStarted,
-        details: { connector_id: s.connector_id, sync_type: s.sync_type, run_id: s.run_id, trigger: 'schedule' },
-      });
       started.push({ connectorId: s.connector_id, syncType: s.sync_type });
     } catch (err) {
       if (!isAppError(err)) throw err;

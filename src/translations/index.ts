@@ -9,6 +9,7 @@ export {
   type TranslationRegistry,
   type TranslationRegistryOptions,
 } from './registry.ts';
+export { cancelTrainingRequest, deleteTranslation, requestTraining, type TrainAccepted, type TrainRequest } from './requests.ts';
 export type { TranslationRecord } from './store.ts';
 export {
   cancelTraining,

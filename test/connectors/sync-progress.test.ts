@@ -34,5 +34,12 @@ describe('sync progress in the job and connector APIs', () => {
     assert.equal(run.status, 'completed');
     assert.ok(run.batches >= 1, JSON.stringify(run));
     assert.equal(run.added, stored);
+    // The start is audited once, by the caller, with the run it started.
+    const audit = await h.t.app.inject({ method: 'GET', url: '/v1/audit?action=connector.sync_started', headers: h.t.admin });
+    const starts = (audit.json().events as { actor_id: string | null; connector_id: string; run_id: string; trigger: string }[]).filter((e) => e.connector_id === id);
+    assert.equal(starts.length, 1, JSON.stringify(starts));
+    assert.equal(starts[0]?.run_id, r.json().run_id);
+    assert.equal(starts[0]?.trigger, 'manual');
+    assert.ok(starts[0]?.actor_id, 'the caller is recorded');
   });
 });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/index.ts';
 import {
   CONNECTOR_STATES,
   catalogEntry,
@@ -15,7 +14,6 @@ import {
   replaceCredentials,
   setPaused,
 } from '../../connectors/index.ts';
-import { Ops } from '../../platform/operations.ts';
 import { requestSync, syncRequestedSchema } from '../../sync/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
@@ -111,13 +109,7 @@ export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
         full: request.query.full === 'true',
         trigger: 'manual',
         now: deps.clock.now(),
-      });
-      await recordAudit(deps.db, {
-        tenantId: principal.tenantId,
-        action: Ops.connectorSyncStarted,
-        actorId: principal.id,
-        userId: principal.userId,
-        details: { connector_id: started.connector_id, sync_type: started.sync_type, run_id: started.run_id, trigger: 'manual' },
+        actor: principal,
       });
       return reply.status(202).send(started);
     },

@@ -11,6 +11,7 @@ import {
   upsertDocuments,
   upsertResultSchema,
 } from '../../documents/index.ts';
+import { requirePushTarget } from '../../connectors/index.ts';
 import { Errors } from '../../platform/errors.ts';
 import { getJob } from '../../platform/jobs/index.ts';
 import { rangeBound } from '../../platform/time-range.ts';
@@ -37,21 +38,6 @@ const jobRecord = z.object({
   finished_at: z.string().nullable(),
 });
 
-
-/** Push ingestion targets a connector of the caller's tenant whose type is `api`. */
-export async function requireApiConnector(deps: AppDeps, tenantId: string, connectorId: string): Promise<void> {
-  const r = await deps.db.query<{ connector_type: string }>('SELECT connector_type FROM connectors WHERE tenant_id = $1 AND id = $2', [
-    tenantId,
-    connectorId,
-  ]);
-  const row = r.rows[0];
-  if (!row) throw Errors.notFound('connector', connectorId);
-  if (row.connector_type !== 'api') {
-    throw Errors.conflict(`connector '${connectorId}' is of type '${row.connector_type}': documents can be pushed only to connector_type 'api'`, {
-      connector_type: row.connector_type,
-    });
-  }
-}
 
 export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
   const docDeps: DocumentsDeps = deps;
@@ -81,7 +67,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
     },
     async (request) => {
       const { tenantId } = principalOf(request);
-      await requireApiConnector(deps, tenantId, request.params.connector_id);
+      await requirePushTarget(deps.db, tenantId, request.params.connector_id);
       const r = await upsertDocuments(docDeps, { tenantId, connectorId: request.params.connector_id, documents: request.body.documents, requireSource: true });
       return { ...r, documents: [...r.documents] };
     },
@@ -101,7 +87,7 @@ export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const { tenantId } = principalOf(request);
       const { connector_id: connectorId, external_id: externalId } = request.params;
-      await requireApiConnector(deps, tenantId, connectorId);
+      await requirePushTarget(deps.db, tenantId, connectorId);
       const { deleted } = await deleteDocuments(docDeps, { tenantId, connectorId, externalIds: [externalId] });
       if (deleted === 0) throw Errors.notFound('document', externalId);
       return { deleted: true as const, external_id: externalId };

@@ -1,34 +1,28 @@
 import { z } from 'zod';
-import { flushAudit, recordAudit } from '../../audit/index.ts';
+import { flushAudit } from '../../audit/index.ts';
 import {
   CONTEXT_TERMS_HEADER,
   CRITICAL_FIRST_HEADER,
   decodeContextTerms,
-  deleteNode,
   describeRemoteNodes,
   FORWARDED_FOR_HEADER,
   federatedRequestSchema,
   federatedResponseSchema,
   federationLoop,
   federationOrigin,
-  findDocuments,
+  forget,
   HOP_HEADER,
-  insertTombstones,
-  leadsBackHere,
-  liftTombstone,
+  liftForget,
   listLocalSources,
   listNodesWithKeys,
   listTombstones,
   NODE_NAME,
-  nodeBaseUrl,
   ORIGIN_HEADER,
-  registerNode,
+  registerRemoteNode,
+  removeRemoteNode,
   runFederatedQuery,
   sourceModels,
 } from '../../federation/index.ts';
-import { checkEgress, EgressDeniedError } from '../../platform/egress.ts';
-import { Errors } from '../../platform/errors.ts';
-import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -88,8 +82,6 @@ const nodeBody = z
 
 const remoteNode = z.object({ node_id: z.string(), name: z.string(), url: z.string(), created_at: isoTimestamp });
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
-
 /** A single header value (a repeated header is ignored). */
 function headerValue(v: string | string[] | undefined): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -104,20 +96,6 @@ function forwardedFor(v: string | string[] | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Whether a node URL names this very instance (its public URL, the Host it was reached by, or a loopback address
- * on its port): registering it would return every local item twice. A name that resolves here through DNS or a
- * proxy is not detected.
- */
-function isThisInstance(deps: AppDeps, url: string, requestHost: string | undefined): boolean {
-  const u = new URL(url);
-  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
-  const self = new URL(deps.config.publicUrl);
-  if (u.host === self.host && u.protocol === self.protocol) return true;
-  if (requestHost && u.host === requestHost) return true;
-  return LOOPBACK.has(u.hostname) && port === String(deps.config.port) && (LOOPBACK.has(deps.config.host) || deps.config.host === u.hostname);
 }
 
 export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -169,35 +147,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 201: z.object({ tombstones: z.array(tombstone) }) },
       },
     },
-    async (request, reply) => {
-      const p = principalOf(request);
-      const b = request.body;
-      const rules: { document_id: string | null; connector_id: string | null; external_id: string | null }[] = [];
-      if (b.document_ids) {
-        const ids = [...new Set(b.document_ids)];
-        const found = await findDocuments(deps.db, p.tenantId, ids);
-        const missing = ids.filter((id) => !found.some((d) => d.id === id));
-        if (missing.length) throw Errors.notFound('document', missing.join(', '));
-        for (const d of found) rules.push({ document_id: d.id, connector_id: d.source_node, external_id: d.external_id });
-      }
-      if (b.connector_id) {
-        const sources = await listLocalSources(deps.db, p.tenantId);
-        if (!sources.some((s) => s.id === b.connector_id)) throw Errors.notFound('connector', b.connector_id);
-        if (b.external_ids) for (const e of new Set(b.external_ids)) rules.push({ document_id: null, connector_id: b.connector_id, external_id: e });
-        else rules.push({ document_id: null, connector_id: b.connector_id, external_id: null });
-      }
-      const now = deps.clock.now();
-      const tombstones = await insertTombstones(deps.db, p.tenantId, rules, { reason: b.reason ?? null, createdBy: p.id, now });
-      await recordAudit(deps.db, {
-        tenantId: p.tenantId,
-        action: Ops.federationForget,
-        actorId: p.id,
-        userId: p.userId,
-        at: now,
-        details: { tombstone_ids: tombstones.map((t) => t.id), reason: b.reason ?? null },
-      });
-      return reply.status(201).send({ tombstones });
-    },
+    async (request, reply) => reply.status(201).send({ tombstones: await forget(deps.db, principalOf(request), request.body, deps.clock.now()) }),
   );
 
   app.get(
@@ -221,11 +171,8 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request) => {
-      const p = principalOf(request);
       const now = deps.clock.now();
-      const lifted = await liftTombstone(deps.db, p.tenantId, request.params.id, p.id, now);
-      if (!lifted) throw Errors.notFound('tombstone', request.params.id);
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.federationForgetLifted, actorId: p.id, userId: p.userId, at: now, details: { tombstone_id: lifted.id } });
+      const lifted = await liftForget(deps.db, principalOf(request), request.params.id, now);
       return { ...lifted, lifted_at: now.toISOString() };
     },
   );
@@ -288,42 +235,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request, reply) => {
-      const p = principalOf(request);
-      const now = deps.clock.now();
-      // Every query key's federated query will call this URL with the node's key: the egress policy applies
-      // (the fan-out checks again on each request, as a name may come to resolve elsewhere).
-      try {
-        await checkEgress(deps.config.egress, request.body.url, { log: request.log });
-      } catch (err) {
-        if (err instanceof EgressDeniedError) throw Errors.egressDenied('body.url', err.message);
-        throw err;
-      }
-      if (isThisInstance(deps, request.body.url, request.headers.host)) {
-        throw Errors.validation('url is this instance itself: its sources are already searched locally', [{ path: 'body.url', message: 'this instance' }]);
-      }
-      const sources = await listLocalSources(deps.db, p.tenantId);
-      if (sources.some((s) => s.id === request.body.name)) throw Errors.conflict(`'${request.body.name}' is already a local source id`);
-      // A DNS name, another address or a proxy of this instance: only the node itself can tell (a node that is
-      // down or slow is registered all the same; the federated query refuses the loop later).
-      const origin = await federationOrigin(deps.db, p.tenantId);
-      if (origin && (await leadsBackHere(nodeBaseUrl(request.body.url), request.body.api_key, origin, { deadlineMs: Math.min(2000, deps.config.federation.deadlineMs), fetch: deps.federation?.fetch }))) {
-        throw Errors.validation(
-          "url leads back to this instance (the same tenant under another name or behind a proxy): its sources are already searched locally. If it is a copy of this instance's database instead, run `atrium tenants reset-origin <tenant>` there",
-          [
-            { path: 'body.url', message: 'this instance' },
-          ],
-        );
-      }
-      const created = await registerNode(deps.db, deps.secrets, {
-        tenantId: p.tenantId,
-        name: request.body.name,
-        url: request.body.url,
-        apiKey: request.body.api_key,
-        createdBy: p.id,
-        now,
-      });
-      if (!created) throw Errors.conflict(`a node named '${request.body.name}' already exists`);
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.federationNodeRegistered, actorId: p.id, userId: p.userId, at: now, details: { node_id: created.node_id, name: created.name, url: created.url } });
+      const created = await registerRemoteNode(deps, principalOf(request), request.body, { requestHost: request.headers.host, log: request.log });
       // The node's id to callers is its name: what GET /v1/nodes lists, node_ids accepts and source_node prefixes.
       return reply.status(201).send({ ...created, node_id: created.name });
     },
@@ -336,9 +248,7 @@ export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
       schema: { summary: 'Remove a remote node (by id or name)', tags: ['federation'], params: z.object({ id: z.string().min(1).max(200) }), response: { 200: z.object({ deleted: z.literal(true) }) } },
     },
     async (request) => {
-      const p = principalOf(request);
-      if (!(await deleteNode(deps.db, p.tenantId, request.params.id))) throw Errors.notFound('node', request.params.id);
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.federationNodeRemoved, actorId: p.id, userId: p.userId, details: { node: request.params.id } });
+      await removeRemoteNode(deps.db, principalOf(request), request.params.id);
       return { deleted: true as const };
     },
   );

@@ -10,7 +10,7 @@ import { AppError, Errors } from '../../platform/errors.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { requireApiConnector } from './documents.ts';
+import { requirePushTarget } from '../../connectors/index.ts';
 
 /** The largest upload `POST /v1/connectors/{id}/imports` takes (a zip is read into memory whole). */
 export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
@@ -165,7 +165,7 @@ export async function importRoutes(app: App, deps: AppDeps): Promise<void> {
       },
       async (request) => {
         const { tenantId } = principalOf(request);
-        await requireApiConnector(deps, tenantId, request.params.connector_id);
+        await requirePushTarget(deps.db, tenantId, request.params.connector_id);
         const body = request.body;
         if (!Buffer.isBuffer(body) || body.length === 0) throw Errors.validation('the request body is empty: send the file itself as the body', [{ path: 'body', message: 'empty' }]);
         const contentType = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';

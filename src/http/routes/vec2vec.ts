@@ -1,24 +1,19 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/index.ts';
-import { resolveModelName } from '../../embeddings/index.ts';
-import { AppError, Errors } from '../../platform/errors.ts';
-import { enqueue, getJob } from '../../platform/jobs/index.ts';
-import { Ops } from '../../platform/operations.ts';
+import { Errors } from '../../platform/errors.ts';
+import { getJob } from '../../platform/jobs/index.ts';
 import {
-  cancelTraining,
+  cancelTrainingRequest,
   confidenceBand,
-  embedSecondsPerText,
-  estimateTrainingSeconds,
+  deleteTranslation,
   IDENTITY_ID,
   resolveKnownModel,
-  TRAIN_JOB,
+  requestTraining,
   TRAIN_JOB_KIND,
   type TranslationRegistry,
   trainConfigSchema,
   trainingView,
   translateOne,
 } from '../../translations/index.ts';
-import { dedupeTexts } from '../../vec2vec/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -118,47 +113,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
         },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const { body } = request;
-      const provider = (name: string) => {
-        const models = deps.embeddings?.list() ?? [];
-        const resolved = resolveModelName(name, models.map((x) => x.id));
-        const p = models.find((x) => x.id === resolved);
-        if (!p) {
-          const have = deps.embeddings?.list().map((x) => x.id) ?? [];
-          throw new AppError('not_found', 404, `embedding model '${name}' is not available on this server, so it cannot embed the parallel texts (available: ${have.join(', ') || 'none'})`, {
-            details: { kind: 'embedding model', id: name },
-          });
-        }
-        return p;
-      };
-      const source = provider(body.source_model);
-      const target = provider(body.target_model);
-      if (source.id === target.id) throw Errors.validation('source_model and target_model must differ', [{ path: 'target_model', message: 'same as source_model' }]);
-      const texts = dedupeTexts(body.parallel_texts);
-      if (texts.length < body.config.min_samples) {
-        throw Errors.validation(
-          `only ${texts.length} usable texts after removing duplicates and empty ones (of ${body.parallel_texts.length} sent); min_samples is ${body.config.min_samples}`,
-          [{ path: 'parallel_texts', message: `${texts.length} usable, need ${body.config.min_samples}` }],
-        );
-      }
-      const { job, created } = await enqueue(deps.db, TRAIN_JOB, principal.tenantId, { source_model: source.id, target_model: target.id, texts, config: body.config });
-      if (!created) throw Errors.conflict(`a training job for ${source.id} ↔ ${target.id} is already ${job.status}: ${job.id}`, { job_id: job.id });
-      await recordAudit(deps.db, {
-        tenantId: principal.tenantId,
-        action: Ops.vec2vecTrain,
-        actorId: principal.id,
-        userId: principal.userId,
-        details: { job_id: job.id, source_model: source.id, target_model: target.id, samples: texts.length, config: body.config },
-      });
-      return reply.status(202).send({
-        job_id: job.id,
-        status: 'training',
-        estimated_time_seconds: estimateTrainingSeconds(texts.length, source.dimensions, target.dimensions, body.config, embedSecondsPerText(source.id) + embedSecondsPerText(target.id)),
-        usable_samples: texts.length,
-      });
-    },
+    async (request, reply) => reply.status(202).send(await requestTraining(deps, principalOf(request), request.body)),
   );
 
   app.get(
@@ -195,10 +150,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const principal = principalOf(request);
       const id = request.params.job_id;
-      const r = await cancelTraining(deps.db, principal.tenantId, id);
-      if (r.outcome === 'not_found') throw Errors.notFound('training job', id);
-      if (r.outcome === 'finished') throw Errors.conflict(`training job '${id}' is already ${r.status}`, { status: r.status });
-      await recordAudit(deps.db, { tenantId: principal.tenantId, action: Ops.vec2vecTrainingCancelled, actorId: principal.id, userId: principal.userId, details: { job_id: id } });
+      await cancelTrainingRequest(deps.db, principal, id);
       return { job_id: id, status: 'cancelled' as const };
     },
   );
@@ -274,16 +226,7 @@ export async function vec2vecRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const principal = principalOf(request);
       const id = request.params.translation_id;
-      const outcome = await registryOf(deps).delete(principal.tenantId, id);
-      if (outcome === 'not_found') throw Errors.notFound('translation', id);
-      if (outcome === 'builtin') throw Errors.conflict(`translation '${id}' ships with Atrium and cannot be deleted; train your own for the pair to override it`);
-      await recordAudit(deps.db, {
-        tenantId: principal.tenantId,
-        action: Ops.vec2vecDelete,
-        actorId: principal.id,
-        userId: principal.userId,
-        details: { translation_id: id },
-      });
+      await deleteTranslation(deps, registryOf(deps), principal, id);
       return { translation_id: id, deleted: true as const };
     },
   );
