@@ -65,7 +65,8 @@ describe('web console static route', () => {
 
   it('keeps /v1/openapi.json free of the console routes', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-    assert.ok(!Object.keys(doc.paths).some((p: string) => !p.startsWith('/v1')));
+    // Every documented path is the API's: /v1, or the OAuth metadata MCP clients read at /.well-known (RFC 8414, 9728).
+    assert.ok(!Object.keys(doc.paths).some((p: string) => !p.startsWith('/v1/') && !p.startsWith('/.well-known/oauth-')));
     assert.ok(doc.paths['/v1/me'], '/v1/me is documented');
   });
 
