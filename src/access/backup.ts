@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/index.ts';
+import { type AuditActor, recordAuditBy } from '../audit/index.ts';
 import type { DatabaseExecutor } from '../platform/db/index.ts';
 import { AppError, Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
@@ -18,6 +18,6 @@ export async function takeBackup(db: DatabaseExecutor, actor: AuditActor): Promi
   }
   if (!db.dump) throw Errors.conflict('this service stores its data in PostgreSQL: back it up with pg_dump (see docs/deployment.md), not through Atrium', { storage: db.kind });
   const tar = Buffer.from(await (await db.dump()).arrayBuffer());
-  await recordAudit(db, { tenantId: actor.tenantId, action: Ops.storageBackup, actorId: actor.id, userId: actor.userId, details: { bytes: tar.length } });
+  await recordAuditBy(db, actor, Ops.storageBackup, { bytes: tar.length });
   return tar;
 }

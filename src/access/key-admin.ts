@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/index.ts';
+import { type AuditActor, recordAuditBy } from '../audit/index.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
@@ -35,13 +35,7 @@ function keyIdentity(principal: Principal, body: KeyRequest): string | null {
 export async function issueApiKey(db: Queryable, principal: Principal, body: KeyRequest): Promise<ApiKeyRecord & { key: string }> {
   const identityEmail = keyIdentity(principal, body);
   const created = await createApiKey(db, { tenantId: principal.tenantId, name: body.name, permissions: body.permissions, createdBy: principal.id, identityEmail });
-  await recordAudit(db, {
-    tenantId: principal.tenantId,
-    action: Ops.apiKeyCreated,
-    actorId: principal.id,
-    userId: principal.userId,
-    details: { key_id: created.id, name: created.name, permissions: created.permissions, identity: created.identity?.email ?? null },
-  });
+  await recordAuditBy(db, principal, Ops.apiKeyCreated, { key_id: created.id, name: created.name, permissions: created.permissions, identity: created.identity?.email ?? null });
   return created;
 }
 
@@ -49,6 +43,6 @@ export async function issueApiKey(db: Queryable, principal: Principal, body: Key
 export async function revokeApiKeyAs(db: Queryable, actor: AuditActor, id: string): Promise<ApiKeyRecord> {
   const revoked = await revokeApiKey(db, actor.tenantId, id);
   if (!revoked) throw Errors.notFound('api key', id);
-  await recordAudit(db, { tenantId: actor.tenantId, action: Ops.apiKeyRevoked, actorId: actor.id, userId: actor.userId, details: { key_id: revoked.id, name: revoked.name } });
+  await recordAuditBy(db, actor, Ops.apiKeyRevoked, { key_id: revoked.id, name: revoked.name });
   return revoked;
 }

@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/index.ts';
+import { type AuditActor, recordAudit, recordAuditBy } from '../audit/index.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { Ops } from '../platform/operations.ts';
@@ -265,7 +265,7 @@ export async function replacePolicy(
   policy: AiUsagePolicy,
 ): Promise<AiUsagePolicy & { updated_at: string | null; new_findings: number }> {
   await putPolicy(db, actor.tenantId, policy, actor.id);
-  await recordAudit(db, { tenantId: actor.tenantId, action: Ops.aiUsagePolicyUpdated, actorId: actor.id, userId: actor.userId, details: { ...policy } });
+  await recordAuditBy(db, actor, Ops.aiUsagePolicyUpdated, { ...policy });
   const newFindings = await detectFindings(db, actor.tenantId);
   return { ...(await getPolicy(db, actor.tenantId)), new_findings: newFindings };
 }

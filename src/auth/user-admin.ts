@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/index.ts';
+import { type AuditActor, recordAudit, recordAuditBy } from '../audit/index.ts';
 import type { Queryable } from '../platform/db/executor.ts';
 import { Errors } from '../platform/errors.ts';
 import { SsoAudit } from './audit-actions.ts';
@@ -9,14 +9,7 @@ import { setUserDisabled, type UserView } from './users.ts';
 export async function setUserDisabledAs(db: Queryable, actor: AuditActor, userId: string, disabled: boolean, now: Date): Promise<UserView> {
   const user = await setUserDisabled(db, actor.tenantId, userId, disabled, now);
   if (!user) throw Errors.notFound('user', userId);
-  await recordAudit(db, {
-    tenantId: actor.tenantId,
-    action: disabled ? SsoAudit.userDisabled : SsoAudit.userEnabled,
-    actorId: actor.id,
-    userId: actor.userId,
-    details: { target_user_id: user.id, email: user.email },
-    at: now,
-  });
+  await recordAuditBy(db, actor, disabled ? SsoAudit.userDisabled : SsoAudit.userEnabled, { target_user_id: user.id, email: user.email }, now);
   return user;
 }
 

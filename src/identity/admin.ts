@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/index.ts';
+import { type AuditActor, recordAuditBy } from '../audit/index.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
@@ -9,13 +9,7 @@ import { looksLikeEmail } from './view.ts';
 export async function mapAccountAs(db: Queryable, actor: AuditActor, accountId: string, email: string | null): Promise<AccountRecord> {
   const mapped = await mapAccount(db, actor.tenantId, accountId, email);
   if (!mapped) throw Errors.notFound('identity account', accountId);
-  await recordAudit(db, {
-    tenantId: actor.tenantId,
-    action: Ops.identityMapped,
-    actorId: actor.id,
-    userId: actor.userId,
-    details: { account_id: mapped.account_id, email: mapped.mapped_email },
-  });
+  await recordAuditBy(db, actor, Ops.identityMapped, { account_id: mapped.account_id, email: mapped.mapped_email });
   return mapped;
 }
 
@@ -26,12 +20,6 @@ export async function mapAccountAs(db: Queryable, actor: AuditActor, accountId: 
 export async function setManualGroupMembers(db: DatabaseExecutor, actor: AuditActor, groupId: string, given: readonly string[]): Promise<string[]> {
   const members = [...new Set(given.map((m) => (looksLikeEmail(m) ? m.toLowerCase() : m)))].sort();
   await replaceGroupMembers(db, actor.tenantId, 'manual', [{ group_id: groupId, members }]);
-  await recordAudit(db, {
-    tenantId: actor.tenantId,
-    action: Ops.identityMapped,
-    actorId: actor.id,
-    userId: actor.userId,
-    details: { group_id: groupId, members: members.length },
-  });
+  await recordAuditBy(db, actor, Ops.identityMapped, { group_id: groupId, members: members.length });
   return members;
 }

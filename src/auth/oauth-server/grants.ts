@@ -1,5 +1,5 @@
 import { can, type Permission, type Principal, ROLE_PERMISSIONS, type Role } from '../../access/index.ts';
-import { recordAudit } from '../../audit/index.ts';
+import { recordAuditBy } from '../../audit/index.ts';
 import type { Queryable } from '../../platform/db/executor.ts';
 import { Errors } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -228,12 +228,5 @@ export async function listGrantsFor(db: Queryable, p: Principal, opts: { include
 export async function revokeGrantAs(db: Queryable, p: Principal, grantId: string, now: Date): Promise<void> {
   const revoked = await revokeGrant(db, { grantId, tenantId: p.tenantId, owner: ownerFor(p), by: `${p.kind}:${p.id}`, reason: 'revoked_by_user', now });
   if (!revoked) throw Errors.notFound('grant', grantId);
-  await recordAudit(db, {
-    tenantId: p.tenantId,
-    action: OAuthAudit.revoked,
-    actorId: p.id,
-    userId: p.userId,
-    details: { grant_id: revoked.id, client_id: revoked.clientId, email: revoked.email, reason: 'revoked_by_user' },
-    at: now,
-  });
+  await recordAuditBy(db, p, OAuthAudit.revoked, { grant_id: revoked.id, client_id: revoked.clientId, email: revoked.email, reason: 'revoked_by_user' }, now);
 }
