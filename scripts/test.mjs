@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every test with Node's built-in runner through tsx: unit tests next to the code (src/**/*.test.ts)
-// and integration / end-to-end tests in test/. Extra arguments narrow the run: `npm test -- test/foo.test.ts`.
+// and integration / end-to-end tests in test/. Extra arguments narrow the run: `npm test -- test/http/limits.test.ts`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -14,6 +14,9 @@ export {
   tenantExists,
   upsertBootstrapKey,
 } from './api-keys.ts';
+export { takeBackup } from './backup.ts';
+export { normalizeEmail } from './email.ts';
+export { issueApiKey, type KeyRequest, revokeApiKeyAs } from './key-admin.ts';
 export { issueSetupCode, redeemSetupCode, SETUP_CODE_TTL_MS, setupRequired } from './setup.ts';
 export { AI_USAGE_GROUP, can, PERMISSIONS, permissionGroups, type Permission, type Principal, ROLE_PERMISSIONS, ROLES, type Role } from './permissions.ts';
 export { createFailureThrottle, createTokenBucketLimiter, type FailureThrottle, type RateLimiter } from './rate-limit.ts';

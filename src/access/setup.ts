@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { recordAudit } from '../audit/index.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
+import { Ops } from '../platform/operations.ts';
 import { type ApiKeyRecord, createApiKey, ensureTenant } from './api-keys.ts';
 
 /** How long a first-run setup code works (README "First run"). */
@@ -31,7 +33,7 @@ export async function issueSetupCode(db: Queryable, now: Date): Promise<{ code: 
 /**
  * Spends a setup code on the instance's first admin key (tenant `default`); null when the code is unknown, used or
  * expired, or when a key exists by now (someone else finished the setup). One statement claims the code, so two
- * visitors racing with it get one key between them.
+ * visitors racing with it get one key between them. Audits `apikey.created` (actor `setup`).
  */
 export async function redeemSetupCode(db: Queryable, input: { code: string; name: string; now: Date }): Promise<(ApiKeyRecord & { key: string }) | null> {
   const claimed = await db.query<{ id: string }>(
@@ -40,5 +42,7 @@ export async function redeemSetupCode(db: Queryable, input: { code: string; name
   );
   if (claimed.rows.length === 0) return null;
   await ensureTenant(db, DEFAULT_TENANT);
-  return createApiKey(db, { tenantId: DEFAULT_TENANT, name: input.name, permissions: ['admin'], createdBy: 'first-run setup' });
+  const created = await createApiKey(db, { tenantId: DEFAULT_TENANT, name: input.name, permissions: ['admin'], createdBy: 'first-run setup' });
+  await recordAudit(db, { tenantId: created.tenant_id, action: Ops.apiKeyCreated, actorId: 'setup', userId: 'first-run setup', details: { key_id: created.id, via: 'setup_code' } });
+  return created;
 }

@@ -1,8 +1,8 @@
-import { recordAudit } from '../audit/index.ts';
+import { type AuditActor, recordAudit, recordAuditBy } from '../audit/index.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { Ops } from '../platform/operations.ts';
-import { type AiUsagePolicy, getPolicy, sanctioned } from './policy.ts';
+import { type AiUsagePolicy, getPolicy, putPolicy, sanctioned } from './policy.ts';
 
 /** Every finding rule (docs/ai-usage.md explains each). */
 export const FINDING_RULES = [
@@ -253,4 +253,19 @@ export async function listFindings(db: Queryable, q: FindingsQuery): Promise<Fin
     params,
   );
   return r.rows.map((x) => ({ ...x, detected_at: new Date(x.detected_at).toISOString() }));
+}
+
+/**
+ * Replaces the tenant's policy (audited `ai_usage.policy_updated` with the policy as given) and judges the usage
+ * under it at once: the stored policy and how many findings it raised now.
+ */
+export async function replacePolicy(
+  db: DatabaseExecutor,
+  actor: AuditActor,
+  policy: AiUsagePolicy,
+): Promise<AiUsagePolicy & { updated_at: string | null; new_findings: number }> {
+  await putPolicy(db, actor.tenantId, policy, actor.id);
+  await recordAuditBy(db, actor, Ops.aiUsagePolicyUpdated, { ...policy });
+  const newFindings = await detectFindings(db, actor.tenantId);
+  return { ...(await getPolicy(db, actor.tenantId)), new_findings: newFindings };
 }

@@ -50,6 +50,11 @@ export async function recordAudit(db: Queryable, e: AuditInput): Promise<string>
   return id;
 }
 
+/** Appends an event `actor` did (its tenant, id and person or key name), as `recordAudit`. */
+export function recordAuditBy(db: Queryable, actor: AuditActor, action: string, details: Record<string, unknown>, at?: Date): Promise<string> {
+  return recordAudit(db, { tenantId: actor.tenantId, action, actorId: actor.id, userId: actor.userId, details, ...(at ? { at } : {}) });
+}
+
 const AUDIT_COLUMNS = ['id', 'tenant_id', 'action', 'actor_id', 'user_id', 'occurred_at', 'details'] as const;
 
 /**

@@ -1,1 +1,1 @@
-export { type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, flushAudit, queryAudit, recordAudit, recordAuditDeferred } from './audit.ts';
+export { type AuditActor, type AuditEvent, type AuditInput, type AuditQuery, flushAudit, queryAudit, recordAudit, recordAuditBy, recordAuditDeferred } from './audit.ts';

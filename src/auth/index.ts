@@ -17,7 +17,8 @@ export {
   statusSchema,
   testReportSchema,
 } from './schemas.ts';
-export { createSessionAuthenticator, revokeSession, sessionPrincipal } from './sessions.ts';
+export { createSessionAuthenticator, sessionPrincipal } from './sessions.ts';
+export { endSession, setUserDisabledAs } from './user-admin.ts';
 export { getSsoConfig } from './store.ts';
 export { runSsoTest } from './test-run.ts';
-export { listUsers, setUserDisabled, type UserView } from './users.ts';
+export { listUsers, type UserView } from './users.ts';

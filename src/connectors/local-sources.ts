@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/index.ts';
-import { getConnector } from './store.ts';
+import { parseSourceInput } from './service.ts';
+import { getConnector, insertIdleSource } from './store.ts';
 
 /**
  * Sources the CLI fills from this machine's files (`atrium ingest <file|folder>` with local storage): an `api`
@@ -15,17 +16,14 @@ export async function localSourceState(db: Queryable, tenantId: string, id: stri
 
 /**
  * Creates the source when missing (named by its id, `idle`, with `settings`) and returns its stored settings.
- * Throws when the id is taken by another tenant's source or by one of another type.
+ * The type and settings are checked against the kind's schemas as `createConnector` checks them (400 naming the
+ * field); the kind's `checkSettings` is not run: it limits what the server reads (ATRIUM_FILESYSTEM_ROOTS), and
+ * here the CLI reads the operator's own files. Throws when the id is taken by another tenant's source or by one
+ * of another type.
  */
 export async function ensureLocalSource(db: Queryable, tenantId: string, id: string, type: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const r = await db.query<{ connector_type: string; settings: Record<string, unknown>; tenant_id: string }>(
-    `INSERT INTO connectors (id, tenant_id, connector_type, display_name, status, settings)
-     VALUES ($1, $2, $3, $1, 'idle', $4::jsonb)
-     ON CONFLICT (id) DO UPDATE SET updated_at = now()
-     RETURNING connector_type, settings, tenant_id`,
-    [id, tenantId, type, JSON.stringify(settings)],
-  );
-  const row = r.rows[0];
+  const parsed = parseSourceInput({ connector_type: type, settings });
+  const row = await insertIdleSource(db, { id, tenantId, type: parsed.kind.type, settings: parsed.settings });
   if (!row || row.tenant_id !== tenantId) throw new Error(`source '${id}' belongs to another tenant`);
   if (row.connector_type !== type) throw new Error(`source '${id}' is a '${row.connector_type}' connector, not '${type}'`);
   return row.settings ?? {};

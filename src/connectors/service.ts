@@ -32,8 +32,11 @@ function problems(prefix: string, error: z.ZodError): FieldProblem[] {
   return error.issues.map((i) => ({ path: [prefix, ...i.path.map(String)].join('.'), message: i.message }));
 }
 
-/** Validates credentials and settings with the kind's schemas, seals the credentials, and starts `connecting`. */
-export async function createConnector(deps: ConnectorDeps, principal: Principal, input: CreateConnectorInput): Promise<CreatedConnector> {
+/**
+ * A source's type, credentials and settings checked against its kind's schemas (400 naming the field): what every
+ * way of making a source goes through, the API's `createConnector` and the CLI's local sources alike.
+ */
+export function parseSourceInput(input: Omit<CreateConnectorInput, 'display_name'>) {
   const kind = getKind(input.connector_type);
   if (!kind) {
     throw Errors.validation(`unknown connector_type '${input.connector_type}': one of ${listKinds().map((k) => k.type).join(', ')}`, [
@@ -50,15 +53,21 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
     const p = problems('settings', settings.error);
     throw Errors.validation(`invalid ${p[0]?.path ?? 'settings'}: ${p[0]?.message ?? 'invalid'}`, p);
   }
+  return { kind, credentials: creds.data, settings: (settings.data ?? {}) as Record<string, unknown> };
+}
+
+/** Validates credentials and settings with the kind's schemas, seals the credentials, and starts `connecting`. */
+export async function createConnector(deps: ConnectorDeps, principal: Principal, input: CreateConnectorInput): Promise<CreatedConnector> {
+  const { kind, credentials, settings: settingsValue } = parseSourceInput(input);
   if (kind.checkSettings) {
     try {
-      await kind.checkSettings(settings.data);
+      await kind.checkSettings(settingsValue);
     } catch (err) {
       if (!(err instanceof SourceSettingsError)) throw err;
       throw Errors.validation(`invalid settings: ${err.message}`, [{ path: 'settings', message: err.message }]);
     }
   }
-  const needsOAuth = !kind.authTypes.includes('none') && kind.oauth !== undefined && !kind.hasUsableCredentials(creds.data);
+  const needsOAuth = !kind.authTypes.includes('none') && kind.oauth !== undefined && !kind.hasUsableCredentials(credentials);
   if (needsOAuth && !deps.config.connectors.oauthClients[kind.type]) {
     throw Errors.unprocessable(
       'oauth_not_configured',
@@ -66,9 +75,8 @@ export async function createConnector(deps: ConnectorDeps, principal: Principal,
     );
   }
   const now = deps.clock.now();
-  const settingsValue = (settings.data ?? {}) as Record<string, unknown>;
   const schedule = scheduleFor(settingsValue, { intervalMinutes: deps.config.connectors.syncIntervalMinutes, fullAtUtc: deps.config.connectors.fullSyncAtUtc });
-  const credentialJson = JSON.stringify(creds.data ?? {});
+  const credentialJson = JSON.stringify(credentials ?? {});
   const hasCredentials = credentialJson !== '{}';
   const record = await insertConnector(deps.db, {
     id: newId(kind.type, '-'),

@@ -132,6 +132,24 @@ export async function insertConnector(db: Queryable, c: NewConnector): Promise<C
   return rowToConnector(row);
 }
 
+/**
+ * Creates an `idle` source named by its id unless the id exists (then only `updated_at` moves); answers the row's
+ * type, settings and tenant either way, so the caller can refuse an id taken by another tenant or type.
+ */
+export async function insertIdleSource(
+  db: Queryable,
+  c: { id: string; tenantId: string; type: string; settings: Record<string, unknown> },
+): Promise<{ connector_type: string; settings: Record<string, unknown>; tenant_id: string } | undefined> {
+  const r = await db.query<{ connector_type: string; settings: Record<string, unknown>; tenant_id: string }>(
+    `INSERT INTO connectors (id, tenant_id, connector_type, display_name, status, settings)
+     VALUES ($1, $2, $3, $1, 'idle', $4::jsonb)
+     ON CONFLICT (id) DO UPDATE SET updated_at = now()
+     RETURNING connector_type, settings, tenant_id`,
+    [c.id, c.tenantId, c.type, JSON.stringify(c.settings)],
+  );
+  return r.rows[0];
+}
+
 export async function getConnector(db: Queryable, tenantId: string, id: string): Promise<ConnectorRecord | null> {
   const r = await db.query('SELECT * FROM connectors WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
   return r.rows[0] ? rowToConnector(r.rows[0]) : null;

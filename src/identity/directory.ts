@@ -1,3 +1,4 @@
+import { normalizeEmail } from '../access/index.ts';
 import type { DatabaseExecutor, Queryable } from '../platform/db/index.ts';
 import { changingDirectory } from './generation.ts';
 
@@ -23,7 +24,6 @@ export interface PersonDirectoryEntry {
   readonly vendor_groups: string[];
 }
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /** One round trip: the person's SSO record (if they ever signed in), vendor accounts mapped to them and their groups. */
 export async function lookupPerson(db: Queryable, tenantId: string, rawEmail: string): Promise<PersonDirectoryEntry> {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/index.ts';
-import { lookupPerson, normalizeEmail, type PersonDirectoryEntry } from './directory.ts';
+import { normalizeEmail } from '../access/index.ts';
+import { lookupPerson, type PersonDirectoryEntry } from './directory.ts';
 import { generation } from './generation.ts';
 
 /**

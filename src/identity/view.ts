@@ -1,10 +1,9 @@
-import { can, type Principal, permissionGroups } from '../access/index.ts';
+import { can, normalizeEmail, type Principal, permissionGroups } from '../access/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { ALL_DOCUMENTS, EVERYONE, personPrincipals, type Viewer } from '../documents/index.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { Ops } from '../platform/operations.ts';
-import { normalizeEmail } from './directory.ts';
 import { cachedLookupPerson } from './person-cache.ts';
 
 /** The request header naming the person an `act_as` credential reads as. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TestApp } from '../support/app.ts';
+import { type KindHarness, kindHarness } from './support.ts';
 
 const actAsKeys = new WeakMap<TestApp, Promise<string>>();
 
@@ -38,4 +39,19 @@ export async function visibleTo(t: TestApp, connectorId: string, email: string):
 export async function mapAccount(t: TestApp, accountId: string, email: string): Promise<void> {
   const r = await t.app.inject({ method: 'PUT', url: `/v1/identity/accounts/${encodeURIComponent(accountId)}`, headers: t.admin, payload: { email } });
   assert.equal(r.statusCode, 200, r.body);
+}
+
+/**
+ * The members tests' start: a harness for `kind` against its fake at `apiUrl`, one connector created from `payload`
+ * (201), validated, and fully synced once (idle).
+ */
+export async function syncedHarness(kind: string, apiUrl: string, payload: Record<string, unknown>): Promise<{ h: KindHarness; id: string }> {
+  const h = await kindHarness(kind, apiUrl);
+  const r = await h.create(payload);
+  assert.equal(r.statusCode, 201, r.body);
+  const id = r.json().connector_id as string;
+  await h.worker.drain();
+  const synced = await h.sync(id, true);
+  assert.equal(synced.status, 'idle', JSON.stringify(synced));
+  return { h, id };
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADA, type FakeDiscord, GRACE, LINUS, OWNER, STAFF_ROLE, startFakeDiscord } from '../fakes/discord.ts';
-import { mapAccount, visibleTo } from './acl-support.ts';
-import { type KindHarness, kindHarness } from './support.ts';
+import { mapAccount, syncedHarness, visibleTo } from './acl-support.ts';
+import type { KindHarness } from './support.ts';
 
 /**
  * Issue 24: a private channel's readers are the members its permission overwrites let view it (the Staff role's
@@ -15,12 +15,7 @@ describe('discord: private channels read by the members their overwrites admit',
   const people = { ada: ADA, grace: GRACE, linus: LINUS, owner: OWNER };
   before(async () => {
     dc = await startFakeDiscord();
-    h = await kindHarness('discord', dc.url);
-    const r = await h.create({ credentials: { token: dc.token }, settings: { sync_private: true, include_threads: false } });
-    assert.equal(r.statusCode, 201, r.body);
-    id = r.json().connector_id;
-    await h.worker.drain();
-    assert.equal((await h.sync(id, true)).status, 'idle');
+    ({ h, id } = await syncedHarness('discord', dc.url, { credentials: { token: dc.token }, settings: { sync_private: true, include_threads: false } }));
     // Discord gives bots no email: an admin maps each account once.
     for (const [name, u] of Object.entries(people)) await mapAccount(h.t, `discord:${u.id}`, `${name}@acme.test`);
   });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DISCOURSE_SITE, type FakeDiscourse, startFakeDiscourse } from '../fakes/discourse.ts';
-import { visibleTo } from './acl-support.ts';
-import { type KindHarness, kindHarness } from './support.ts';
+import { syncedHarness, visibleTo } from './acl-support.ts';
+import type { KindHarness } from './support.ts';
 
 /** Issue 24: a read-restricted category's readers are its permitted groups' members (and the admins). */
 describe('discourse: read-restricted categories read by their groups’ members', () => {
@@ -11,12 +11,7 @@ describe('discourse: read-restricted categories read by their groups’ members'
   let id: string;
   before(async () => {
     forum = await startFakeDiscourse();
-    h = await kindHarness('discourse', forum.url);
-    const r = await h.create({ credentials: { api_key: forum.apiKey, api_username: forum.username }, settings: { site_url: DISCOURSE_SITE } });
-    assert.equal(r.statusCode, 201, r.body);
-    id = r.json().connector_id;
-    await h.worker.drain();
-    assert.equal((await h.sync(id, true)).status, 'idle');
+    ({ h, id } = await syncedHarness('discourse', forum.url, { credentials: { api_key: forum.apiKey, api_username: forum.username }, settings: { site_url: DISCOURSE_SITE } }));
   });
   after(async () => {
     await h.close();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeGitHub, type FakeRepo, seededRepo, startFakeGitHub } from '../fakes/github.ts';
-import { mapAccount, visibleTo } from './acl-support.ts';
-import { type KindHarness, kindHarness } from './support.ts';
+import { mapAccount, syncedHarness, visibleTo } from './acl-support.ts';
+import type { KindHarness } from './support.ts';
 
 /** Issue 24: a private repository's collaborators (affiliation=all) are the `github:<owner/repo>` group's members. */
 describe('github: private repositories read by their collaborators', () => {
@@ -14,13 +14,7 @@ describe('github: private repositories read by their collaborators', () => {
     vault = { ...seededRepo('acme/vault', 1, { private: true }), collaborators: [{ id: 101, login: 'ada' }, { id: 102, login: 'bob', role_name: 'read' }] };
     const locked = { ...seededRepo('acme/locked', 1, { private: true }), collaborators: 'forbidden' as const };
     gh = await startFakeGitHub({ repos: [seededRepo('acme/open', 1), vault, locked] });
-    h = await kindHarness('github', gh.url);
-    const r = await h.create({ credentials: { access_token: gh.token }, settings: { file_extensions: ['.md'] } });
-    assert.equal(r.statusCode, 201, r.body);
-    id = r.json().connector_id;
-    await h.worker.drain();
-    const c = await h.sync(id, true);
-    assert.equal(c.status, 'idle', JSON.stringify(c));
+    ({ h, id } = await syncedHarness('github', gh.url, { credentials: { access_token: gh.token }, settings: { file_extensions: ['.md'] } }));
     // GitHub gives collaborators no email: an admin maps the accounts once (kept across syncs).
     await mapAccount(h.t, 'github:101', 'ada@acme.test');
     await mapAccount(h.t, 'github:102', 'bob@acme.test');

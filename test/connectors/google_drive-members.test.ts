@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeDrive, seedDrive, startFakeDrive } from '../fakes/google-drive.ts';
-import { visibleTo } from './acl-support.ts';
-import { type KindHarness, kindHarness } from './support.ts';
+import { syncedHarness, visibleTo } from './acl-support.ts';
+import type { KindHarness } from './support.ts';
 
 /**
  * Issue 24: Google groups (Admin SDK Directory API, nested groups expanded) and shared drives' members resolve the
@@ -22,12 +22,7 @@ describe('google_drive: files shared with a Google group and shared drives, read
         return d;
       },
     });
-    h = await kindHarness('google_drive', drive.url);
-    const r = await h.create({ credentials: { access_token: drive.token }, settings: {} });
-    assert.equal(r.statusCode, 201, r.body);
-    id = r.json().connector_id;
-    await h.worker.drain();
-    assert.equal((await h.sync(id, true)).status, 'idle');
+    ({ h, id } = await syncedHarness('google_drive', drive.url, { credentials: { access_token: drive.token }, settings: {} }));
   });
   after(async () => {
     await h.close();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeLinear, seedLinear, startFakeLinear } from '../fakes/linear.ts';
-import { visibleTo } from './acl-support.ts';
-import { type KindHarness, kindHarness } from './support.ts';
+import { syncedHarness, visibleTo } from './acl-support.ts';
+import type { KindHarness } from './support.ts';
 
 /** Issue 24: each team's members (`team(id) { members }`) are the `linear:team:<id>` group's members. */
 describe('linear: team items read by the team’s members', () => {
@@ -11,12 +11,7 @@ describe('linear: team items read by the team’s members', () => {
   let id: string;
   before(async () => {
     lin = await startFakeLinear(seedLinear({ issuesPerTeam: 2 }));
-    h = await kindHarness('linear', lin.url);
-    const r = await h.create({ credentials: { api_key: lin.apiKey }, settings: { include_comments: false } });
-    assert.equal(r.statusCode, 201, r.body);
-    id = r.json().connector_id;
-    await h.worker.drain();
-    assert.equal((await h.sync(id, true)).status, 'idle');
+    ({ h, id } = await syncedHarness('linear', lin.url, { credentials: { api_key: lin.apiKey }, settings: { include_comments: false } }));
   });
   after(async () => {
     await h.close();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeGraph, startFakeGraph, USER_TOKEN } from '../fakes/sharepoint.ts';
-import { visibleTo } from './acl-support.ts';
-import { type KindHarness, kindHarness } from './support.ts';
+import { syncedHarness, visibleTo } from './acl-support.ts';
+import type { KindHarness } from './support.ts';
 
 /**
  * Issue 24: a group-connected site's library is read by its Microsoft 365 group's members (the library's
@@ -14,13 +14,8 @@ describe('sharepoint: a group-connected site read by its Microsoft 365 group’s
   let id: string;
   before(async () => {
     g = await startFakeGraph();
-    h = await kindHarness('sharepoint', g.graphUrl);
     const mkt = g.sites.find((s) => s.name === 'marketing')!;
-    const r = await h.create({ credentials: { access_token: USER_TOKEN }, settings: { site_urls: [mkt.webUrl], include_onedrive: false } });
-    assert.equal(r.statusCode, 201, r.body);
-    id = r.json().connector_id;
-    await h.worker.drain();
-    assert.equal((await h.sync(id, true)).status, 'idle');
+    ({ h, id } = await syncedHarness('sharepoint', g.graphUrl, { credentials: { access_token: USER_TOKEN }, settings: { site_urls: [mkt.webUrl], include_onedrive: false } }));
   });
   after(async () => {
     await h.close();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeGraph, startFakeGraph } from '../fakes/teams.ts';
-import { visibleTo } from './acl-support.ts';
-import { type KindHarness, kindHarness } from './support.ts';
+import { syncedHarness, visibleTo } from './acl-support.ts';
+import type { KindHarness } from './support.ts';
 
 /**
  * Issue 24: a standard channel is read by its team's Microsoft 365 group members (`/groups/{team id}/
@@ -14,12 +14,7 @@ describe('teams: channels read by their team’s or their own members', () => {
   let id: string;
   before(async () => {
     g = await startFakeGraph();
-    h = await kindHarness('teams', `${g.url}/v1.0`);
-    const r = await h.create({ credentials: { access_token: g.token }, settings: {} });
-    assert.equal(r.statusCode, 201, r.body);
-    id = r.json().connector_id;
-    await h.worker.drain();
-    assert.equal((await h.sync(id, true)).status, 'idle');
+    ({ h, id } = await syncedHarness('teams', `${g.url}/v1.0`, { credentials: { access_token: g.token }, settings: {} }));
   });
   after(async () => {
     await h.close();

@@ -1,7 +1,9 @@
 import type { Permission } from '../../access/index.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { Queryable } from '../../platform/db/executor.ts';
 import type { DatabaseExecutor } from '../../platform/db/index.ts';
 import { newId } from '../../platform/ids.ts';
+import { OAuthAudit } from './audit-actions.ts';
 import { findClient, type OAuthClient } from './clients.ts';
 import type { OAuthErrorCode } from './errors.ts';
 import { createGrant, type GrantRow, type GrantSubject } from './grants.ts';
@@ -145,4 +147,37 @@ export function permissionSummary(perms: readonly Permission[]): string[] {
     'ai_usage:read': 'read AI usage records',
   };
   return perms.map((p) => `${p}: ${text[p]}`);
+}
+
+/**
+ * The person's answer on the consent page, once per request: `already_decided` when another submission answered
+ * first; a denial (or an answer with nobody signed in) redirects with access_denied; an approval creates the grant and
+ * redirects with the code. Audits `mcp.oauth.denied` / `mcp.oauth.granted` when a subject is known.
+ */
+export async function answerConsent(
+  db: DatabaseExecutor,
+  req: PendingRequest,
+  subject: GrantSubject | null,
+  decision: 'allow' | 'deny',
+  now: Date,
+): Promise<{ readonly outcome: 'already_decided' } | { readonly outcome: 'denied' | 'granted'; readonly location: string }> {
+  if (!(await decideRequest(db, req.id, now))) return { outcome: 'already_decided' };
+  const audit = (action: string, details: Record<string, unknown>) =>
+    subject
+      ? recordAudit(db, {
+          tenantId: subject.tenantId,
+          action,
+          actorId: subject.kind === 'user' ? subject.userId : subject.apiKeyId,
+          userId: subject.kind === 'user' ? subject.userId : subject.keyName,
+          details: { client_id: req.client.id, client_name: req.client.name, redirect_uri: req.redirectUri, subject_kind: subject.kind, email: subject.email, ...details },
+          at: now,
+        })
+      : Promise.resolve('');
+  if (decision === 'deny' || !subject) {
+    await audit(OAuthAudit.denied, {});
+    return { outcome: 'denied', location: withParams(req.redirectUri, { error: 'access_denied', error_description: 'the person declined', state: req.state }) };
+  }
+  const issued = await issueCode(db, req, subject, now);
+  await audit(OAuthAudit.granted, { grant_id: issued.grant.id, permissions: issued.grant.permissions, scope: issued.grant.scope, resource: issued.grant.resource });
+  return { outcome: 'granted', location: issued.location };
 }

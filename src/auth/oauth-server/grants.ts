@@ -1,6 +1,9 @@
-import { type Permission, type Principal, ROLE_PERMISSIONS, type Role } from '../../access/index.ts';
+import { can, type Permission, type Principal, ROLE_PERMISSIONS, type Role } from '../../access/index.ts';
+import { recordAuditBy } from '../../audit/index.ts';
 import type { Queryable } from '../../platform/db/executor.ts';
+import { Errors } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { OAuthAudit } from './audit-actions.ts';
 import { GRANT_TTL_S } from './tokens.ts';
 
 /** Who consented: an SSO user, or the holder of the API key pasted on the consent page. */
@@ -209,4 +212,21 @@ export async function listGrants(
     expires_at: iso(g.expires_at)!,
     revoked_at: iso(g.revoked_at),
   }));
+}
+
+/** Whose grants a principal sees and revokes: every grant of the tenant for an admin, else its own (session user or API key). */
+function ownerFor(p: Principal): GrantOwner | undefined {
+  return can(p, 'admin') ? undefined : p.kind === 'session' ? { userId: p.userId } : { apiKeyId: p.id };
+}
+
+/** The grants `p` may see (see `ownerFor`). */
+export async function listGrantsFor(db: Queryable, p: Principal, opts: { includeRevoked: boolean; limit: number }): Promise<GrantView[]> {
+  return listGrants(db, p.tenantId, { owner: ownerFor(p), ...opts });
+}
+
+/** `p` revokes a grant it may see (404 otherwise, and for one already revoked); audits `mcp.oauth.revoked`. */
+export async function revokeGrantAs(db: Queryable, p: Principal, grantId: string, now: Date): Promise<void> {
+  const revoked = await revokeGrant(db, { grantId, tenantId: p.tenantId, owner: ownerFor(p), by: `${p.kind}:${p.id}`, reason: 'revoked_by_user', now });
+  if (!revoked) throw Errors.notFound('grant', grantId);
+  await recordAuditBy(db, p, OAuthAudit.revoked, { grant_id: revoked.id, client_id: revoked.clientId, email: revoked.email, reason: 'revoked_by_user' }, now);
 }

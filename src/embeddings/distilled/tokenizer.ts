@@ -1,6 +1,6 @@
 /**
  * USE lite's unigram SentencePiece tokenizer (Viterbi over the vocabulary's log-probabilities),
- * reimplemented to give exactly the ids of `@energetic-ai/embeddings` (test/embeddings-distilled.test.ts
+ * reimplemented to give exactly the ids of `@energetic-ai/embeddings` (test/embeddings/distilled.test.ts
  * checks this on real text), with a trie walk that stops at the first dead end instead of the upstream
  * one that copies every suffix first (quadratic; ~30× slower on 1 KB texts). Quirks kept on purpose:
  * `null` scores count as 0, a score of 0 counts as "unset", ties go to the later start, unknown

@@ -1,19 +1,16 @@
 import { z } from 'zod';
 import {
   aiUsagePolicySchema,
-  detectFindings,
   FINDING_RULES,
   getPolicy,
   listFindings,
-  putPolicy,
+  replacePolicy,
   queryUsage,
   USAGE_DIMENSIONS,
   type UsageDimension,
   usageCsv,
 } from '../../ai-usage/index.ts';
-import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
-import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -183,12 +180,6 @@ export async function aiUsageRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: policyAnswer.extend({ new_findings: z.number().int().describe('findings the new policy raised now') }) },
       },
     },
-    async (request) => {
-      const p = principalOf(request);
-      await putPolicy(deps.db, p.tenantId, request.body, p.id);
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.aiUsagePolicyUpdated, actorId: p.id, userId: p.userId, details: { ...request.body } });
-      const newFindings = await detectFindings(deps.db, p.tenantId);
-      return { ...(await getPolicy(deps.db, p.tenantId)), new_findings: newFindings };
-    },
+    async (request) => replacePolicy(deps.db, principalOf(request), request.body),
   );
 }

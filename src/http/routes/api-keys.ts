@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { can, createApiKey, listApiKeys, PERMISSIONS, type Permission, type Principal, revokeApiKey } from '../../access/index.ts';
-import { looksLikeEmail, normalizeEmail } from '../../identity/index.ts';
-import { recordAudit } from '../../audit/index.ts';
-import { Errors } from '../../platform/errors.ts';
-import { Ops } from '../../platform/operations.ts';
+import { issueApiKey, listApiKeys, PERMISSIONS, revokeApiKeyAs } from '../../access/index.ts';
+import { looksLikeEmail } from '../../identity/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -20,23 +17,6 @@ const keyRecord = z.object({
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
 });
-
-/**
- * The person a new key is bound to. An admin names anyone (or nobody: a service key). A non-admin SSO session binds
- * only itself, with no more than its own permissions and never admin or act_as: a person cannot mint a key that reads
- * more than they do. Any other credential needs admin.
- */
-function keyIdentity(principal: Principal, body: { permissions: readonly Permission[]; identity?: { email: string } | null }): string | null {
-  if (can(principal, 'admin')) return body.identity ? normalizeEmail(body.identity.email) : null;
-  if (principal.kind !== 'session' || !principal.email) throw Errors.forbidden('admin');
-  const own = normalizeEmail(principal.email);
-  if (body.identity === null || (body.identity && normalizeEmail(body.identity.email) !== own)) {
-    throw Errors.viewForbidden(`a signed-in person creates keys bound to themself (${own}) only: binding another person or none needs admin`);
-  }
-  const excess = body.permissions.filter((x) => x === 'admin' || x === 'act_as' || !can(principal, x));
-  if (excess.length > 0) throw Errors.forbidden(excess[0] ?? 'admin');
-  return own;
-}
 
 export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post(
@@ -58,22 +38,7 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
-      const identityEmail = keyIdentity(principal, request.body);
-      const created = await createApiKey(deps.db, {
-        tenantId: principal.tenantId,
-        name: request.body.name,
-        permissions: request.body.permissions,
-        createdBy: principal.id,
-        identityEmail,
-      });
-      await recordAudit(deps.db, {
-        tenantId: principal.tenantId,
-        action: Ops.apiKeyCreated,
-        actorId: principal.id,
-        userId: principal.userId,
-        details: { key_id: created.id, name: created.name, permissions: created.permissions, identity: created.identity?.email ?? null },
-      });
+      const created = await issueApiKey(deps.db, principalOf(request), request.body);
       return reply.status(201).send(created);
     },
   );
@@ -93,18 +58,6 @@ export async function apiKeyRoutes(app: App, deps: AppDeps): Promise<void> {
       config: { permission: 'admin' },
       schema: { summary: 'Revoke an API key', tags: ['access'], params: z.object({ id: z.string().min(1).max(200) }), response: { 200: keyRecord } },
     },
-    async (request) => {
-      const principal = principalOf(request);
-      const revoked = await revokeApiKey(deps.db, principal.tenantId, request.params.id);
-      if (!revoked) throw Errors.notFound('api key', request.params.id);
-      await recordAudit(deps.db, {
-        tenantId: principal.tenantId,
-        action: Ops.apiKeyRevoked,
-        actorId: principal.id,
-        userId: principal.userId,
-        details: { key_id: revoked.id, name: revoked.name },
-      });
-      return revoked;
-    },
+    async (request) => revokeApiKeyAs(deps.db, principalOf(request), request.params.id),
   );
 }

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/index.ts';
-import { listAccounts, listPeople, looksLikeEmail, mapAccount, replaceGroupMembers } from '../../identity/index.ts';
-import { Errors } from '../../platform/errors.ts';
-import { Ops } from '../../platform/operations.ts';
+import { listAccounts, listPeople, looksLikeEmail, mapAccountAs, setManualGroupMembers } from '../../identity/index.ts';
 import type { App } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -71,19 +68,7 @@ export async function identityRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: account },
       },
     },
-    async (request) => {
-      const p = principalOf(request);
-      const mapped = await mapAccount(deps.db, p.tenantId, request.params.account_id, request.body.email);
-      if (!mapped) throw Errors.notFound('identity account', request.params.account_id);
-      await recordAudit(deps.db, {
-        tenantId: p.tenantId,
-        action: Ops.identityMapped,
-        actorId: p.id,
-        userId: p.userId,
-        details: { account_id: mapped.account_id, email: mapped.mapped_email },
-      });
-      return mapped;
-    },
+    async (request) => mapAccountAs(deps.db, principalOf(request), request.params.account_id, request.body.email),
   );
 
   app.put(
@@ -99,18 +84,9 @@ export async function identityRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: z.object({ group_id: z.string(), members: z.array(z.string()) }) },
       },
     },
-    async (request) => {
-      const p = principalOf(request);
-      const members = [...new Set(request.body.members.map((m) => (looksLikeEmail(m) ? m.toLowerCase() : m)))].sort();
-      await replaceGroupMembers(deps.db, p.tenantId, 'manual', [{ group_id: request.params.group_id, members }]);
-      await recordAudit(deps.db, {
-        tenantId: p.tenantId,
-        action: Ops.identityMapped,
-        actorId: p.id,
-        userId: p.userId,
-        details: { group_id: request.params.group_id, members: members.length },
-      });
-      return { group_id: request.params.group_id, members };
-    },
+    async (request) => ({
+      group_id: request.params.group_id,
+      members: await setManualGroupMembers(deps.db, principalOf(request), request.params.group_id, request.body.members),
+    }),
   );
 }

@@ -2,21 +2,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { authenticateKey, can, type Permission, PERMISSIONS } from '../../access/index.ts';
-import { recordAudit } from '../../audit/index.ts';
 import { getSsoConfig, readCookie, SESSION_COOKIE, sessionPrincipal } from '../../auth/index.ts';
 import {
+  answerConsent,
   type AuthorizeQuery,
   checkAuthorizeRequest,
   consentPage,
-  decideRequest,
   errorPage,
   type GrantSubject,
   grantablePermissions,
-  issueCode,
   loadPendingRequest,
   OAUTH_FLOW_COOKIE,
   OAUTH_PATHS,
-  OAuthAudit,
   type PendingRequest,
   pageHeaders,
   permissionSummary,
@@ -24,7 +21,6 @@ import {
   savePendingRequest,
   setRequestKey,
   signInPage,
-  withParams,
 } from '../../auth/oauth-server/index.ts';
 import { REQUEST_TTL_S } from '../../auth/oauth-server/tokens.ts';
 import { Errors } from '../../platform/errors.ts';
@@ -213,26 +209,10 @@ export async function oauthConsentRoutes(root: App, deps: AppDeps): Promise<void
         const now = deps.clock.now();
         const subject = await subjectOf(deps, request, req);
         if (request.body.decision === 'allow' && !subject) return render(deps, request, reply, req, { status: 401, error: 'Sign in first.' });
-        if (!(await decideRequest(deps.db, req.id, now))) return html(reply, 409, errorPage('This request was already answered.'));
+        const answered = await answerConsent(deps.db, req, subject, request.body.decision, now);
+        if (answered.outcome === 'already_decided') return html(reply, 409, errorPage('This request was already answered.'));
         reply.header('set-cookie', flowCookie('', 0));
-        const audit = (action: string, details: Record<string, unknown>) =>
-          subject
-            ? recordAudit(deps.db, {
-                tenantId: subject.tenantId,
-                action,
-                actorId: subject.kind === 'user' ? subject.userId : subject.apiKeyId,
-                userId: subject.kind === 'user' ? subject.userId : subject.keyName,
-                details: { client_id: req.client.id, client_name: req.client.name, redirect_uri: req.redirectUri, subject_kind: subject.kind, email: subject.email, ...details },
-                at: now,
-              })
-            : Promise.resolve();
-        if (request.body.decision === 'deny' || !subject) {
-          await audit(OAuthAudit.denied, {});
-          return reply.redirect(withParams(req.redirectUri, { error: 'access_denied', error_description: 'the person declined', state: req.state }), 302);
-        }
-        const issued = await issueCode(deps.db, req, subject, now);
-        await audit(OAuthAudit.granted, { grant_id: issued.grant.id, permissions: issued.grant.permissions, scope: issued.grant.scope, resource: issued.grant.resource });
-        return reply.redirect(issued.location, 302);
+        return reply.redirect(answered.location, 302);
       },
     );
   });

@@ -1,22 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { can, PERMISSIONS } from '../../access/index.ts';
-import { recordAudit } from '../../audit/index.ts';
+import { PERMISSIONS } from '../../access/index.ts';
 import {
   AUTHORIZATION_SERVER_PATH,
   authenticateClient,
   authorizationServerMetadata,
   bearerChallenge,
   exchangeCode,
-  listGrants,
+  listGrantsFor,
   OAUTH_PATHS,
-  OAuthAudit,
   OAuthError,
   PROTECTED_RESOURCE_PATH,
   protectedResourceMetadata,
   refreshTokens,
   registerClient,
-  revokeGrant,
+  revokeGrantAs,
   revokeToken,
   type TokenForm,
 } from '../../auth/oauth-server/index.ts';
@@ -38,9 +36,18 @@ const CORS = {
   'access-control-max-age': '600',
 };
 
-function oauthReply(reply: FastifyReply, err: unknown): FastifyReply {
-  if (!(err instanceof OAuthError)) throw err;
-  return reply.code(err.status).headers({ ...CORS, ...err.headers, 'cache-control': 'no-store' }).send(err.body());
+type OAuthHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** A client-facing OAuth endpoint: an `OAuthError` it throws is answered as RFC 6749 error JSON (anything else goes on to the error handler). */
+function oauthHandler(fn: OAuthHandler): OAuthHandler {
+  return async (request, reply) => {
+    try {
+      return await fn(request, reply);
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      return reply.code(err.status).headers({ ...CORS, ...err.headers, 'cache-control': 'no-store' }).send(err.body());
+    }
+  };
 }
 
 /** A form body as a string map; an OAuth endpoint answers anything else with invalid_request. */
@@ -93,6 +100,13 @@ export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
     return payload;
   });
 
+  // The token and revocation endpoints: a form body and the client's authentication (RFC 6749 §2.3).
+  const formAndClient = async (request: FastifyRequest) => {
+    const form = formOf(request);
+    const client = await authenticateClient(deps.db, { authorization: request.headers.authorization, clientId: form.client_id, clientSecret: form.client_secret });
+    return { form, client };
+  };
+
   const limitByPeer = async (request: FastifyRequest) => {
     const wait = deps.rateLimiter.take(`oauth-ip:${request.ip}`, deps.clock.now().getTime());
     if (wait > 0) throw Errors.rateLimited(wait);
@@ -140,21 +154,17 @@ export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
           response: { 201: z.record(z.string(), z.unknown()).describe('the registered client metadata, with client_id (and client_secret once)'), ...OAUTH_ERRORS },
         },
       },
-      async (request, reply) => {
+      oauthHandler(async (request, reply) => {
+        let body: unknown;
         try {
-          let body: unknown;
-          try {
-            body = JSON.parse(typeof request.body === 'string' ? request.body : '');
-          } catch {
-            throw new OAuthError('invalid_client_metadata', 'send the client metadata as a JSON object');
-          }
-          const registered = await registerClient(deps.db, body, deps.clock.now());
-          deps.log.info({ client_id: registered.client_id, client_name: registered.client_name, redirect_uris: registered.redirect_uris }, 'oauth: client registered');
-          return reply.code(201).headers({ ...CORS, 'cache-control': 'no-store' }).send(registered);
-        } catch (err) {
-          return oauthReply(reply, err);
+          body = JSON.parse(typeof request.body === 'string' ? request.body : '');
+        } catch {
+          throw new OAuthError('invalid_client_metadata', 'send the client metadata as a JSON object');
         }
-      },
+        const registered = await registerClient(deps.db, body, deps.clock.now());
+        deps.log.info({ client_id: registered.client_id, client_name: registered.client_name, redirect_uris: registered.redirect_uris }, 'oauth: client registered');
+        return reply.code(201).headers({ ...CORS, 'cache-control': 'no-store' }).send(registered);
+      }),
     );
 
     app.post(
@@ -172,20 +182,15 @@ export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
           response: OAUTH_ERRORS,
         },
       },
-      async (request, reply) => {
-        try {
-          const form = formOf(request);
-          const client = await authenticateClient(deps.db, { authorization: request.headers.authorization, clientId: form.client_id, clientSecret: form.client_secret });
-          const tf = form as TokenForm;
-          if (form.grant_type !== 'authorization_code' && form.grant_type !== 'refresh_token') {
-            throw new OAuthError(form.grant_type ? 'unsupported_grant_type' : 'invalid_request', form.grant_type ? `grant_type ${form.grant_type} is not supported` : 'send grant_type');
-          }
-          const tokens = form.grant_type === 'authorization_code' ? await exchangeCode(oauthDeps, client, tf, resource) : await refreshTokens(oauthDeps, client, tf, resource);
-          return reply.headers({ ...CORS, 'cache-control': 'no-store', pragma: 'no-cache' }).send(tokens);
-        } catch (err) {
-          return oauthReply(reply, err);
+      oauthHandler(async (request, reply) => {
+        const { form, client } = await formAndClient(request);
+        const tf = form as TokenForm;
+        if (form.grant_type !== 'authorization_code' && form.grant_type !== 'refresh_token') {
+          throw new OAuthError(form.grant_type ? 'unsupported_grant_type' : 'invalid_request', form.grant_type ? `grant_type ${form.grant_type} is not supported` : 'send grant_type');
         }
-      },
+        const tokens = form.grant_type === 'authorization_code' ? await exchangeCode(oauthDeps, client, tf, resource) : await refreshTokens(oauthDeps, client, tf, resource);
+        return reply.headers({ ...CORS, 'cache-control': 'no-store', pragma: 'no-cache' }).send(tokens);
+      }),
     );
 
     app.post(
@@ -201,16 +206,11 @@ export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
           response: OAUTH_ERRORS,
         },
       },
-      async (request, reply) => {
-        try {
-          const form = formOf(request);
-          const client = await authenticateClient(deps.db, { authorization: request.headers.authorization, clientId: form.client_id, clientSecret: form.client_secret });
-          await revokeToken(oauthDeps, client, form.token);
-          return reply.headers({ ...CORS, 'cache-control': 'no-store' }).send({});
-        } catch (err) {
-          return oauthReply(reply, err);
-        }
-      },
+      oauthHandler(async (request, reply) => {
+        const { form, client } = await formAndClient(request);
+        await revokeToken(oauthDeps, client, form.token);
+        return reply.headers({ ...CORS, 'cache-control': 'no-store' }).send({});
+      }),
     );
   });
 
@@ -231,12 +231,9 @@ export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
         response: { 200: z.object({ grants: z.array(grantView) }) },
       },
     },
-    async (request) => {
-      const p = principalOf(request);
-      const owner = can(p, 'admin') ? undefined : p.kind === 'session' ? { userId: p.userId } : { apiKeyId: p.id };
-      const grants = await listGrants(deps.db, p.tenantId, { owner, includeRevoked: request.query.include_revoked === 'true', limit: request.query.limit });
-      return { grants };
-    },
+    async (request) => ({
+      grants: await listGrantsFor(deps.db, principalOf(request), { includeRevoked: request.query.include_revoked === 'true', limit: request.query.limit }),
+    }),
   );
 
   root.delete(
@@ -252,19 +249,7 @@ export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request, reply) => {
-      const p = principalOf(request);
-      const owner = can(p, 'admin') ? undefined : p.kind === 'session' ? { userId: p.userId } : { apiKeyId: p.id };
-      const now = deps.clock.now();
-      const revoked = await revokeGrant(deps.db, { grantId: request.params.id, tenantId: p.tenantId, owner, by: `${p.kind}:${p.id}`, reason: 'revoked_by_user', now });
-      if (!revoked) throw Errors.notFound('grant', request.params.id);
-      await recordAudit(deps.db, {
-        tenantId: p.tenantId,
-        action: OAuthAudit.revoked,
-        actorId: p.id,
-        userId: p.userId,
-        details: { grant_id: revoked.id, client_id: revoked.clientId, email: revoked.email, reason: 'revoked_by_user' },
-        at: now,
-      });
+      await revokeGrantAs(deps.db, principalOf(request), request.params.id, deps.clock.now());
       return reply.code(204).send(null);
     },
   );

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { redeemSetupCode, setupRequired } from '../../access/index.ts';
-import { recordAudit } from '../../audit/index.ts';
 import { Errors } from '../../platform/errors.ts';
-import { Ops } from '../../platform/operations.ts';
 import type { App } from '../app.ts';
 import { underFailureThrottle } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
@@ -48,7 +46,6 @@ export async function setupRoutes(app: App, deps: AppDeps): Promise<void> {
       if (!created) {
         throw Errors.unauthenticated('this setup code is wrong, used or expired, or the instance already has a key: restart the service for a new code, or sign in with a key');
       }
-      await recordAudit(deps.db, { tenantId: created.tenant_id, action: Ops.apiKeyCreated, actorId: 'setup', userId: 'first-run setup', details: { key_id: created.id, via: 'setup_code' } });
       deps.log.info({ keyId: created.id }, 'first admin key created with the setup code');
       return reply.code(201).send({ id: created.id, key: created.key, name: created.name, tenant_id: created.tenant_id, permissions: [...created.permissions] });
     },

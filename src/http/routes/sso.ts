@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordAudit } from '../../audit/index.ts';
 import {
   ACS_PATH,
   ATTEMPTS_COOKIE,
@@ -10,6 +9,7 @@ import {
   configureSaml,
   configView,
   configViewSchema,
+  endSession,
   FLOW_COOKIE,
   getSsoConfig,
   groupMappingSchema,
@@ -23,15 +23,13 @@ import {
   problem,
   problemError,
   readCookie,
-  revokeSession,
   runSsoTest,
   runtimeConfigSchema,
   SESSION_COOKIE,
-  SsoAudit,
   samlCallback,
   samlConfigSchema,
   serializeCookie,
-  setUserDisabled,
+  setUserDisabledAs,
   spMetadata,
   ssoStatus,
   startLogin,
@@ -332,18 +330,7 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
         },
       },
       async (request) => {
-        const actor = actorOf(request);
-        const user = await setUserDisabled(deps.db, actor.tenantId, request.params.id, request.body.disabled, deps.clock.now());
-        if (!user) throw Errors.notFound('user', request.params.id);
-        await recordAudit(deps.db, {
-          tenantId: actor.tenantId,
-          action: request.body.disabled ? SsoAudit.userDisabled : SsoAudit.userEnabled,
-          actorId: actor.id,
-          userId: actor.userId,
-          details: { target_user_id: user.id, email: user.email },
-          at: deps.clock.now(),
-        });
-        return user;
+        return setUserDisabledAs(deps.db, actorOf(request), request.params.id, request.body.disabled, deps.clock.now());
       },
     );
 
@@ -357,17 +344,7 @@ export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
       async (request, reply) => {
         const token = readCookie(request.headers.cookie, SESSION_COOKIE);
         if (token) assertSameOrigin(deps, request);
-        const revoked = token ? await revokeSession(deps.db, token, deps.clock.now()) : null;
-        if (revoked) {
-          await recordAudit(deps.db, {
-            tenantId: revoked.tenantId,
-            action: SsoAudit.logout,
-            actorId: revoked.userId,
-            userId: revoked.userId,
-            details: { session_id: revoked.id },
-            at: deps.clock.now(),
-          });
-        }
+        if (token) await endSession(deps.db, token, deps.clock.now());
         reply.header('set-cookie', serializeCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0 }));
         return reply.status(204).send(null);
       },

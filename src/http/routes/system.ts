@@ -1,8 +1,6 @@
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
-import { recordAudit } from '../../audit/index.ts';
-import { AppError, Errors } from '../../platform/errors.ts';
-import { Ops } from '../../platform/operations.ts';
+import { takeBackup } from '../../access/index.ts';
 import { API_REFERENCE_PREFIX } from '../operation-ids.ts';
 import { VERSION } from '../../platform/version.ts';
 import type { App } from '../app.ts';
@@ -40,16 +38,7 @@ export async function systemRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request, reply) => {
-      const p = principalOf(request);
-      // The folder holds every tenant: only the instance operator's tenant may take it away.
-      if (p.tenantId !== 'default') {
-        throw new AppError('permission_denied', 403, "a backup holds every tenant's data: only an admin credential of tenant 'default' (the instance's operator) may take one", {
-          details: { required_permission: 'admin', required_tenant: 'default' },
-        });
-      }
-      if (!deps.db.dump) throw Errors.conflict('this service stores its data in PostgreSQL: back it up with pg_dump (see docs/deployment.md), not through Atrium', { storage: deps.db.kind });
-      const tar = Buffer.from(await (await deps.db.dump()).arrayBuffer());
-      await recordAudit(deps.db, { tenantId: p.tenantId, action: Ops.storageBackup, actorId: p.id, userId: p.userId, details: { bytes: tar.length } });
+      const tar = await takeBackup(deps.db, principalOf(request));
       return reply.type('application/x-tar').header('content-disposition', 'attachment; filename="atrium-backup.tar"').send(tar);
     },
   );

@@ -2,6 +2,7 @@
 // that says what it shows, and its numbers as a table behind a <details>.
 import { useEffect, useRef, useState } from 'react';
 import { formatCount, formatUsd, labelledDays, niceTicks, OTHER, type Series, shortDay } from '../lib/ai-usage.ts';
+import { AxisTitles, NumbersTable, YGrid } from './chart-parts.tsx';
 
 export type Unit = 'usd' | 'tokens';
 
@@ -51,6 +52,7 @@ export function StackedDailyChart(props: { id: string; title: string; days: read
   const m = { top: 12, right: 20, bottom: 48, left: 72 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
+  const plot = { left: m.left, top: m.top, width: pw, height: ph };
   const totals = days.map((_, i) => series.reduce((a, s) => a + (s.values[i] ?? 0), 0));
   const ticks = niceTicks(Math.max(0, ...totals));
   const top = ticks[ticks.length - 1] ?? 1;
@@ -74,16 +76,7 @@ export function StackedDailyChart(props: { id: string; title: string; days: read
         <>
           <div className="chart-box" ref={box.ref}>
             <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} className="chart-svg" role="img" aria-label={summary}>
-              <g className="grid">
-                {ticks.map((t) => (
-                  <g key={t}>
-                    <line x1={m.left} x2={W - m.right} y1={y(t)} y2={y(t)} />
-                    <text className="tick" x={m.left - 8} y={y(t)} dy="0.32em" textAnchor="end">
-                      {formatUnit(t, unit)}
-                    </text>
-                  </g>
-                ))}
-              </g>
+              <YGrid plot={plot} ticks={ticks} y={y} format={(t) => formatUnit(t, unit)} />
               {series.map((s, si) => (
                 <g key={s.name} data-series={s.name} fill={seriesColor(s.name, si)}>
                   {days.map((d, i) => {
@@ -112,12 +105,12 @@ export function StackedDailyChart(props: { id: string; title: string; days: read
                   ) : null,
                 )}
               </g>
-              <text className="axis-title" x={m.left + pw / 2} y={H - 6} textAnchor="middle">
-                Day (UTC), {first.slice(0, 4) === last.slice(0, 4) ? first.slice(0, 4) : `${first.slice(0, 4)}–${last.slice(0, 4)}`}
-              </text>
-              <text className="axis-title" transform={`translate(16 ${m.top + ph / 2}) rotate(-90)`} textAnchor="middle">
-                {props.axisLabel}
-              </text>
+              <AxisTitles
+                plot={plot}
+                svgHeight={H}
+                x={<>Day (UTC), {first.slice(0, 4) === last.slice(0, 4) ? first.slice(0, 4) : `${first.slice(0, 4)}–${last.slice(0, 4)}`}</>}
+                y={props.axisLabel}
+              />
             </svg>
           </div>
           <ul className="legend" aria-label={`${props.seriesLabel}s`}>
@@ -128,37 +121,12 @@ export function StackedDailyChart(props: { id: string; title: string; days: read
               </li>
             ))}
           </ul>
-          <details>
-            <summary>Show the numbers as a table</summary>
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    {series.map((s) => (
-                      <th scope="col" key={s.name}>
-                        {s.name}
-                      </th>
-                    ))}
-                    <th scope="col">Total</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {days.map((d, i) =>
-                    (totals[i] ?? 0) > 0 ? (
-                      <tr key={d}>
-                        <th scope="row">{d}</th>
-                        {series.map((s) => (
-                          <td key={s.name}>{exact(s.values[i] ?? 0, unit)}</td>
-                        ))}
-                        <td>{exact(totals[i] ?? 0, unit)}</td>
-                      </tr>
-                    ) : null,
-                  )}
-                </tbody>
-              </table>
-            </div>
-          </details>
+          <NumbersTable
+            columns={['Day', ...series.map((s) => s.name), 'Total']}
+            rows={days.flatMap((d, i) =>
+              (totals[i] ?? 0) > 0 ? [{ key: d, head: d, cells: [...series.map((s) => exact(s.values[i] ?? 0, unit)), exact(totals[i] ?? 0, unit)] }] : [],
+            )}
+          />
         </>
       )}
     </figure>
@@ -227,32 +195,10 @@ export function BarChart(props: { id: string; title: string; note?: string; bars
                 );
               })}
               <line className="axis-line" x1={m.left} x2={m.left} y1={m.top} y2={m.top + ph} />
-              <text className="axis-title" x={m.left + pw / 2} y={H - 6} textAnchor="middle">
-                {props.axisLabel}
-              </text>
+              <AxisTitles plot={{ left: m.left, top: m.top, width: pw, height: ph }} svgHeight={H} x={props.axisLabel} />
             </svg>
           </div>
-          <details>
-            <summary>Show the numbers as a table</summary>
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{props.nameLabel}</th>
-                    <th scope="col">{props.axisLabel}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {bars.map((b) => (
-                    <tr key={b.label}>
-                      <th scope="row">{b.label}</th>
-                      <td>{exact(b.value, unit)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </details>
+          <NumbersTable columns={[props.nameLabel, props.axisLabel]} rows={bars.map((b) => ({ key: b.label, head: b.label, cells: [exact(b.value, unit)] }))} />
         </>
       )}
     </figure>

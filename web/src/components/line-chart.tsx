@@ -2,6 +2,7 @@
 // numbers as a table behind a <details>: the sync history's documents over time and the training loss per epoch.
 import { niceTicks } from '../lib/ai-usage.ts';
 import { xTicks } from '../lib/ticks.ts';
+import { AxisTitles, NumbersTable, YGrid } from './chart-parts.tsx';
 
 export interface LinePoint {
   readonly x: number;
@@ -30,6 +31,7 @@ export function LineChart(props: LineChartProps) {
   const m = { top: 14, right: 24, bottom: 46, left: 74 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
+  const plot = { left: m.left, top: m.top, width: pw, height: ph };
   const xs = points.map((p) => p.x);
   const x0 = Math.min(...xs);
   const x1 = Math.max(...xs);
@@ -55,16 +57,7 @@ export function LineChart(props: LineChartProps) {
       ) : (
         <>
           <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} className="chart-svg" role="img" aria-label={summary}>
-            <g className="grid">
-              {ticks.map((t) => (
-                <g key={t}>
-                  <line x1={m.left} x2={W - m.right} y1={y(t)} y2={y(t)} />
-                  <text className="tick" x={m.left - 8} y={y(t)} dy="0.32em" textAnchor="end">
-                    {props.formatY(t)}
-                  </text>
-                </g>
-              ))}
-            </g>
+            <YGrid plot={plot} ticks={ticks} y={y} format={props.formatY} />
             <path d={d} fill="none" stroke="#3b6fd4" strokeWidth="2" />
             {points.map((p) => (
               <circle key={`${p.x}:${p.y}`} cx={x(p.x)} cy={y(p.y)} r={3} fill="#3b6fd4">
@@ -83,34 +76,12 @@ export function LineChart(props: LineChartProps) {
                 </g>
               ))}
             </g>
-            <text className="axis-title" x={m.left + pw / 2} y={H - 6} textAnchor="middle">
-              {props.xLabel}
-            </text>
-            <text className="axis-title" transform={`translate(16 ${m.top + ph / 2}) rotate(-90)`} textAnchor="middle">
-              {props.yLabel}
-            </text>
+            <AxisTitles plot={plot} svgHeight={H} x={props.xLabel} y={props.yLabel} />
           </svg>
-          <details>
-            <summary>Show the numbers as a table</summary>
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{props.xLabel}</th>
-                    <th scope="col">{props.yLabel}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {points.map((p) => (
-                    <tr key={`${p.x}:${p.y}`}>
-                      <th scope="row">{props.formatX(p.x)}</th>
-                      <td>{props.formatY(p.y)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </details>
+          <NumbersTable
+            columns={[props.xLabel, props.yLabel]}
+            rows={points.map((p) => ({ key: `${p.x}:${p.y}`, head: props.formatX(p.x), cells: [props.formatY(p.y)] }))}
+          />
         </>
       )}
     </figure>

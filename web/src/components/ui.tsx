@@ -59,6 +59,37 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
+/**
+ * A list's states in one place: the load error (and a failed action's), "Loading…" before the first answer, the
+ * `empty` message when the answer has no rows (`null`: nothing; omitted: the table with its headings all the same),
+ * and the table, made by `children` from the rows, inside the scrolling `.table-wrap`.
+ */
+export function TableSection<T>(props: {
+  error?: unknown;
+  actionError?: { error: unknown; title: string };
+  loading?: boolean;
+  rows: readonly T[] | undefined;
+  empty?: ReactNode;
+  busy?: boolean;
+  children: (rows: readonly T[]) => ReactNode;
+}) {
+  const { rows } = props;
+  const showTable = rows !== undefined && (rows.length > 0 || props.empty === undefined);
+  return (
+    <>
+      <ErrorBox error={props.error} />
+      {props.actionError && <ErrorBox error={props.actionError.error} title={props.actionError.title} />}
+      {props.loading && !rows && <Loading />}
+      {rows && rows.length === 0 && props.empty}
+      {showTable && (
+        <div className="table-wrap" aria-busy={props.busy}>
+          {props.children(rows)}
+        </div>
+      )}
+    </>
+  );
+}
+
 export function Badge({ tone = 'neutral', children, title }: { tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' | 'critical'; children: ReactNode; title?: string }) {
   return (
     <span className={`badge badge-${tone}`} title={title}>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { apiFile, call, type OperationResponse, type operations } from '../api.ts';
 import { BarChart, StackedDailyChart } from '../components/charts.tsx';
-import { ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
+import { ErrorBox, Field, Loading, PageTitle, TableSection } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import {
   dayRange,
@@ -318,11 +318,14 @@ function Findings(props: { filters: UsageFilters; setRule(rule: string): void; a
         Something new or unsanctioned, or a spike, newest detection first{filters.provider ? ` (${filters.provider} only)` : ''}. The allow-list and the spike factor are
         the tenant&apos;s policy (<code>PUT /v1/ai-usage/policy</code>); each finding is also an audit event <code>ai_usage.finding</code>.
       </p>
-      <ErrorBox error={props.error} />
-      {props.loading && !answer && <Loading />}
-      {answer && answer.length === 0 && <p className="muted">No findings{filters.rule ? ` for “${ruleLabel(filters.rule)}”` : ''}.</p>}
-      {answer && answer.length > 0 && (
-        <div className="table-wrap" aria-busy={props.loading}>
+      <TableSection
+        error={props.error}
+        loading={props.loading}
+        rows={answer}
+        empty={<p className="muted">No findings{filters.rule ? ` for “${ruleLabel(filters.rule)}”` : ''}.</p>}
+        busy={props.loading}
+      >
+        {(rows) => (
           <table data-testid="findings">
             <thead>
               <tr>
@@ -334,7 +337,7 @@ function Findings(props: { filters: UsageFilters; setRule(rule: string): void; a
               </tr>
             </thead>
             <tbody>
-              {answer.map((f) => (
+              {rows.map((f) => (
                 <tr key={f.finding_id} data-rule={f.rule}>
                   <td>
                     <span className="rule" title={`rule: ${f.rule}`}>
@@ -354,8 +357,8 @@ function Findings(props: { filters: UsageFilters; setRule(rule: string): void; a
               ))}
             </tbody>
           </table>
-        </div>
-      )}
+        )}
+      </TableSection>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { call } from '../api.ts';
-import { Badge, ConfirmButton, CopyButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
+import { Badge, ConfirmButton, CopyButton, ErrorBox, Field, PageTitle, TableSection } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { type Permission, useSession } from '../session.tsx';
@@ -77,11 +77,8 @@ export function ApiKeysPage() {
       </section>
       <section aria-labelledby="keys-h">
         <h2 id="keys-h">Keys</h2>
-        <ErrorBox error={list.error} />
-        <ErrorBox error={revoke.error} title="Revoke failed" />
-        {list.loading && !list.data && <Loading />}
-        {list.data && (
-          <div className="table-wrap">
+        <TableSection error={list.error} actionError={{ error: revoke.error, title: 'Revoke failed' }} loading={list.loading} rows={list.data?.api_keys}>
+          {(rows) => (
             <table>
               <thead>
                 <tr>
@@ -97,7 +94,7 @@ export function ApiKeysPage() {
                 </tr>
               </thead>
               <tbody>
-                {list.data.api_keys.map((k) => (
+                {rows.map((k) => (
                   <tr key={k.id} data-key-name={k.name}>
                     <td>
                       {k.name}
@@ -147,8 +144,8 @@ export function ApiKeysPage() {
                 ))}
               </tbody>
             </table>
-          </div>
-        )}
+          )}
+        </TableSection>
       </section>
     </>
   );

@@ -1,6 +1,6 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import { call } from '../api.ts';
-import { ConfirmButton, ErrorBox, Field, Loading, PageTitle } from '../components/ui.tsx';
+import { ConfirmButton, ErrorBox, Field, PageTitle, TableSection } from '../components/ui.tsx';
 import { type Loaded, useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { type FormField, fieldsFromSchema, initialValues, valuesToObject } from '../lib/json-schema-form.ts';
@@ -28,16 +28,18 @@ export function ConnectorsPage() {
       {writable && <AddConnector catalog={catalog} onCreated={list.reload} />}
       <section aria-labelledby="list-h">
         <h2 id="list-h">Connected sources</h2>
-        <ErrorBox error={list.error} />
-        <ErrorBox error={act.error} title="Action failed" />
-        {list.loading && !list.data && <Loading />}
-        {list.data && list.data.connectors.length === 0 && (
-          <p className="notice">
-            No connectors yet. Add one above, or <Link href="/upload">upload files</Link> (a Slack, Notion or Confluence export, a CSV or JSONL file).
-          </p>
-        )}
-        {list.data && list.data.connectors.length > 0 && (
-          <div className="table-wrap">
+        <TableSection
+          error={list.error}
+          actionError={{ error: act.error, title: 'Action failed' }}
+          loading={list.loading}
+          rows={list.data?.connectors}
+          empty={
+            <p className="notice">
+              No connectors yet. Add one above, or <Link href="/upload">upload files</Link> (a Slack, Notion or Confluence export, a CSV or JSONL file).
+            </p>
+          }
+        >
+          {(rows) => (
             <table>
               <thead>
                 <tr>
@@ -50,7 +52,7 @@ export function ConnectorsPage() {
                 </tr>
               </thead>
               <tbody>
-                {list.data.connectors.map((c) => (
+                {rows.map((c) => (
                   <tr key={c.connector_id} data-connector={c.connector_id}>
                     <td>
                       <Link href={`/connectors/${encodeURIComponent(c.connector_id)}`}>{c.display_name}</Link>
@@ -87,8 +89,8 @@ export function ConnectorsPage() {
                 ))}
               </tbody>
             </table>
-          </div>
-        )}
+          )}
+        </TableSection>
       </section>
     </>
   );

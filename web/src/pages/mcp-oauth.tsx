@@ -1,5 +1,5 @@
 import { call } from '../api.ts';
-import { Badge, ConfirmButton, CopyButton, ErrorBox, Loading } from '../components/ui.tsx';
+import { Badge, ConfirmButton, CopyButton, TableSection } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { oauthUrls } from '../lib/mcp-config.ts';
@@ -47,12 +47,8 @@ export function OAuthGrantsSection() {
   return (
     <section aria-labelledby="grants-h">
       <h2 id="grants-h">{isAdmin ? 'Connected applications (everyone in this organization)' : 'Your connected applications'}</h2>
-      <ErrorBox error={list.error} />
-      <ErrorBox error={revoke.error} title="Revoke failed" />
-      {list.loading && !list.data && <Loading />}
-      {list.data && list.data.grants.length === 0 && <p className="muted">No application is connected.</p>}
-      {list.data && list.data.grants.length > 0 && (
-        <div className="table-wrap">
+      <TableSection error={list.error} actionError={{ error: revoke.error, title: 'Revoke failed' }} loading={list.loading} rows={list.data?.grants} empty={<p className="muted">No application is connected.</p>}>
+        {(rows) => (
           <table>
             <thead>
               <tr>
@@ -67,7 +63,7 @@ export function OAuthGrantsSection() {
               </tr>
             </thead>
             <tbody>
-              {list.data.grants.map((g) => (
+              {rows.map((g) => (
                 <tr key={g.grant_id} data-grant={g.grant_id}>
                   <td>
                     {g.client_name}
@@ -93,8 +89,8 @@ export function OAuthGrantsSection() {
               ))}
             </tbody>
           </table>
-        </div>
-      )}
+        )}
+      </TableSection>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { call, type OperationResponse } from '../api.ts';
-import { Badge, ErrorBox, Loading, PageTitle } from '../components/ui.tsx';
+import { Badge, ErrorBox, Loading, PageTitle, TableSection } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 
@@ -115,11 +115,8 @@ function Directory() {
             {done}
           </p>
         )}
-        <ErrorBox error={unresolved.error} />
-        {unresolved.loading && !unresolved.data && <Loading />}
-        {unresolved.data && unresolved.data.accounts.length === 0 && <p>Every vendor identity resolves to a person.</p>}
-        {unresolved.data && unresolved.data.accounts.length > 0 && (
-          <div className="table-wrap">
+        <TableSection error={unresolved.error} loading={unresolved.loading} rows={unresolved.data?.accounts} empty={<p>Every vendor identity resolves to a person.</p>}>
+          {(rows) => (
             <table aria-label="Unresolved vendor identities">
               <thead>
                 <tr>
@@ -131,7 +128,7 @@ function Directory() {
                 </tr>
               </thead>
               <tbody>
-                {unresolved.data.accounts.map((a) => (
+                {rows.map((a) => (
                   <tr key={a.account_id}>
                     <td>
                       <code>{a.account_id}</code>
@@ -148,17 +145,14 @@ function Directory() {
                 ))}
               </tbody>
             </table>
-          </div>
-        )}
+          )}
+        </TableSection>
       </section>
       <section className="card" aria-labelledby="people-h">
         <h2 id="people-h">People</h2>
         <p className="muted">Everyone retrieval knows: SSO users and the emails vendor accounts resolve to, with the groups that decide what they read.</p>
-        <ErrorBox error={people.error} />
-        {people.loading && !people.data && <Loading />}
-        {people.data && people.data.people.length === 0 && <p>No people yet: they appear when someone signs in through SSO or a connector syncs its users.</p>}
-        {people.data && people.data.people.length > 0 && (
-          <div className="table-wrap">
+        <TableSection error={people.error} loading={people.loading} rows={people.data?.people} empty={<p>No people yet: they appear when someone signs in through SSO or a connector syncs its users.</p>}>
+          {(rows) => (
             <table aria-label="People">
               <thead>
                 <tr>
@@ -169,7 +163,7 @@ function Directory() {
                 </tr>
               </thead>
               <tbody>
-                {people.data.people.map((p) => (
+                {rows.map((p) => (
                   <tr key={p.email}>
                     <td>
                       {p.display_name && (
@@ -193,8 +187,8 @@ function Directory() {
                 ))}
               </tbody>
             </table>
-          </div>
-        )}
+          )}
+        </TableSection>
       </section>
     </>
   );

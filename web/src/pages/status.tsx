@@ -1,5 +1,5 @@
 import { call } from '../api.ts';
-import { Badge, ErrorBox, Loading, PageTitle } from '../components/ui.tsx';
+import { Badge, ErrorBox, Loading, PageTitle, TableSection } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { formatBytes } from '../lib/upload.ts';
@@ -63,8 +63,8 @@ export function StatusPage() {
               {s.workers.in_this_process ? `This process runs background work, ${s.workers.concurrency} jobs at a time.` : 'This process runs no background work (role api).'}{' '}
               {s.workers.active} worker process{s.workers.active === 1 ? '' : 'es'} busy right now.
             </p>
-            {s.queue.by_kind.length > 0 && (
-              <div className="table-wrap">
+            <TableSection rows={s.queue.by_kind} empty={null}>
+              {(rows) => (
                 <table>
                   <thead>
                     <tr>
@@ -74,7 +74,7 @@ export function StatusPage() {
                     </tr>
                   </thead>
                   <tbody>
-                    {s.queue.by_kind.map((k) => (
+                    {rows.map((k) => (
                       <tr key={k.kind}>
                         <td>
                           <code>{k.kind}</code>
@@ -85,15 +85,13 @@ export function StatusPage() {
                     ))}
                   </tbody>
                 </table>
-              </div>
-            )}
+              )}
+            </TableSection>
           </section>
           <section className="card" aria-labelledby="syncs-h">
             <h2 id="syncs-h">Last syncs</h2>
-            {s.last_syncs.length === 0 ? (
-              <p className="muted">No source has synced yet.</p>
-            ) : (
-              <div className="table-wrap">
+            <TableSection rows={s.last_syncs} empty={<p className="muted">No source has synced yet.</p>}>
+              {(rows) => (
                 <table data-testid="status-syncs">
                   <thead>
                     <tr>
@@ -104,7 +102,7 @@ export function StatusPage() {
                     </tr>
                   </thead>
                   <tbody>
-                    {s.last_syncs.map((r) => (
+                    {rows.map((r) => (
                       <tr key={r.connector_id}>
                         <td>
                           <Link href={`/connectors/${encodeURIComponent(r.connector_id)}`}>{r.display_name}</Link> <span className="muted small">({r.connector_type})</span>
@@ -120,8 +118,8 @@ export function StatusPage() {
                     ))}
                   </tbody>
                 </table>
-              </div>
-            )}
+              )}
+            </TableSection>
           </section>
           <section className="card" aria-labelledby="models-h">
             <h2 id="models-h">Embedding models</h2>

@@ -1,6 +1,6 @@
 import { type ChangeEvent, type FormEvent, useEffect, useState } from 'react';
 import { call, type OperationRequestBody, type OperationResponse } from '../api.ts';
-import { Badge, ConfirmButton, ErrorBox, Field, Loading, PageTitle, ProgressBar } from '../components/ui.tsx';
+import { Badge, ConfirmButton, ErrorBox, Field, PageTitle, ProgressBar, TableSection } from '../components/ui.tsx';
 import { useAction, useLoad } from '../hooks.ts';
 import { relativeTime } from '../lib/format.ts';
 import { parseParallelTexts } from '../lib/parallel-texts.ts';
@@ -30,12 +30,8 @@ export function TranslationsPage() {
       </p>
       <section aria-labelledby="reg-h">
         <h2 id="reg-h">Registry</h2>
-        <ErrorBox error={registry.error} />
-        <ErrorBox error={remove.error} title="Delete failed" />
-        {registry.loading && !registry.data && <Loading />}
-        {registry.data && registry.data.translations.length === 0 && <p className="notice">No translations yet.</p>}
-        {registry.data && registry.data.translations.length > 0 && (
-          <div className="table-wrap">
+        <TableSection error={registry.error} actionError={{ error: remove.error, title: 'Delete failed' }} loading={registry.loading} rows={registry.data?.translations} empty={<p className="notice">No translations yet.</p>}>
+          {(rows) => (
             <table>
               <thead>
                 <tr>
@@ -48,7 +44,7 @@ export function TranslationsPage() {
                 </tr>
               </thead>
               <tbody>
-                {registry.data.translations.map((t) => {
+                {rows.map((t) => {
                   return (
                     <tr key={t.translation_id} data-translation={t.translation_id} data-builtin={t.builtin ? 'true' : 'false'}>
                       <td>
@@ -84,8 +80,8 @@ export function TranslationsPage() {
                 })}
               </tbody>
             </table>
-          </div>
-        )}
+          )}
+        </TableSection>
       </section>
       {session.can('admin') && <TrainForm models={models} onDone={registry.reload} />}
     </>

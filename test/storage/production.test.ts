@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { TEST_PG_URL } from './support/db.ts';
-import { spawnServer } from './support/spawn.ts';
+import { TEST_PG_URL } from '../support/db.ts';
+import { spawnServer } from '../support/spawn.ts';
 
 describe('production mode on PostgreSQL with several processes', () => {
   it('starts two API processes and a worker against one database; migrations apply once; keys work on both', async () => {

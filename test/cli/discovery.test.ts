@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli, type Served, spawnServer } from './support/spawn.ts';
+import { runCli, type Served, spawnServer } from '../support/spawn.ts';
 
 /**
  * The CLI finds the service running on this machine by itself: no --url, no ATRIUM_DATA_DIR, no key, from a folder

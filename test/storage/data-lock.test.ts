@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { acquireDataLock, DataDirLockedError, LOCK_FILE, liveHolder, type LockHolder, readLock } from '../src/platform/db/index.ts';
+import { acquireDataLock, DataDirLockedError, LOCK_FILE, liveHolder, type LockHolder, readLock } from '../../src/platform/db/index.ts';
 
 /** The pid of a process that has exited (so nothing alive has it, barring reuse within the test). */
 async function deadPid(): Promise<number> {

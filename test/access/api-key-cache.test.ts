@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { revokeApiKey } from '../src/access/index.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { revokeApiKey } from '../../src/access/index.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
 
 /** API-key verification is remembered briefly (src/access/api-keys.ts); a revoke must still take effect at once. */
 describe('API key verification cache', () => {

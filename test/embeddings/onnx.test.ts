@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cosine, createOnnxProvider, writeStaticModelFolder } from '../src/embeddings/index.ts';
+import { cosine, createOnnxProvider, writeStaticModelFolder } from '../../src/embeddings/index.ts';
 
 // The optional package is loaded on demand; without it (npm install --omit=optional) there is nothing to run.
 let transformersMissing: string | false = false;

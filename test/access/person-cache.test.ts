@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Principal } from '../src/access/index.ts';
-import { directoryChanged, mapAccount, replaceGroupMembers, resolveView, upsertAccounts } from '../src/identity/index.ts';
-import type { DatabaseExecutor } from '../src/platform/db/index.ts';
-import { openTestPglite } from './support/db.ts';
+import type { Principal } from '../../src/access/index.ts';
+import { directoryChanged, mapAccount, replaceGroupMembers, resolveView, upsertAccounts } from '../../src/identity/index.ts';
+import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
+import { openTestPglite } from '../support/db.ts';
 
 const T = 'default';
 const ada: Principal = { kind: 'api_key', id: 'k-ada', tenantId: T, userId: 'ada', email: 'ada@acme.test', permissions: new Set(['query']) };

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_JSON_DEPTH } from '../src/platform/json-depth.ts';
-import { createWorker } from '../src/platform/jobs/index.ts';
-import { createValidateHandler, VALIDATE_JOB_KIND } from '../src/sync/index.ts';
-import { type FakeGitHub, seededRepo, startFakeGitHub } from './fakes/github.ts';
-import { httpClient, listen, openSocket } from './mcp/support.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { silentLog } from './support/db.ts';
+import { MAX_JSON_DEPTH } from '../../src/platform/json-depth.ts';
+import { createWorker } from '../../src/platform/jobs/index.ts';
+import { createValidateHandler, VALIDATE_JOB_KIND } from '../../src/sync/index.ts';
+import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
+import { httpClient, listen, openSocket } from '../mcp/support.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
 
 const deep = (levels: number) => `{"query":${'['.repeat(levels)}${']'.repeat(levels)},"user_id":"u"}`;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { documentStoreFor } from '../src/sync/documents-adapter.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { documentStoreFor } from '../../src/sync/documents-adapter.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
 
 describe('HTTP input the database or the framework would refuse', () => {
   let t: TestApp;

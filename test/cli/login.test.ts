@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli, type Served, spawnServer } from './support/spawn.ts';
+import { runCli, type Served, spawnServer } from '../support/spawn.ts';
 
 /** The CLI against a running service by URL, with a key saved by `atrium login`, from a folder with no data. */
 describe('atrium --url / ATRIUM_URL and atrium login', () => {

@@ -3,19 +3,19 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { EmbeddingProvider, EmbeddingRegistry } from '../src/embeddings/provider.ts';
-import { type App, type AppDeps, buildApp } from '../src/http/index.ts';
-import { createWorker, getJob } from '../src/platform/jobs/index.ts';
+import type { EmbeddingProvider, EmbeddingRegistry } from '../../src/embeddings/provider.ts';
+import { type App, type AppDeps, buildApp } from '../../src/http/index.ts';
+import { createWorker, getJob } from '../../src/platform/jobs/index.ts';
 import {
   applyTranslation,
   createTrainJobHandler,
   createTranslationRegistry,
   findTranslation,
   TRAIN_JOB_KIND,
-} from '../src/translations/index.ts';
-import { encodeMap, fitRidge, mat } from '../src/vec2vec/index.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { silentLog } from './support/db.ts';
+} from '../../src/translations/index.ts';
+import { encodeMap, fitRidge, mat } from '../../src/vec2vec/index.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
 
 /**
  * A small deterministic embedding model for tests (not a stand-in for a real one): each word gets a fixed
@@ -431,8 +431,8 @@ describe('vec2vec API', () => {
 
 describe('vec2vec storage on PostgreSQL', () => {
   it('writes both directions in one transaction and serves them from the registry', async () => {
-    const { replaceTranslations } = await import('../src/translations/store.ts');
-    const { openTestPostgres } = await import('./support/db.ts');
+    const { replaceTranslations } = await import('../../src/translations/store.ts');
+    const { openTestPostgres } = await import('../support/db.ts');
     const pg = await openTestPostgres();
     try {
       const f = fitRidge(mat(4, 3, Float32Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1])), mat(4, 2, Float32Array.from([1, 0, 0, 1, 1, 1, 2, 1])), 1e-6);

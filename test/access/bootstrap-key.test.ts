@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadConfig } from '../src/config/index.ts';
-import { createRuntime } from '../src/main/runtime.ts';
-import { silentLog } from './support/db.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { createRuntime } from '../../src/main/runtime.ts';
+import { silentLog } from '../support/db.ts';
 
 describe('the bootstrap key (ATRIUM_ADMIN_API_KEY)', () => {
   let dataDir = '';

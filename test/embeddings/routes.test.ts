@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../src/config/index.ts';
-import { cosine, createEmbeddingRegistry } from '../src/embeddings/index.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { silentLog } from './support/db.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { cosine, createEmbeddingRegistry } from '../../src/embeddings/index.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { silentLog } from '../support/db.ts';
 
 describe('embedding registry configuration', () => {
   it('defaults to GloVe, lists both built-ins, and refuses an unknown default', () => {

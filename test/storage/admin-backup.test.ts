@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
 
 describe('GET /v1/admin/backup', () => {
   let t: TestApp;

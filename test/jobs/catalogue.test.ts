@@ -3,12 +3,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
-import type { DatabaseExecutor } from '../src/platform/db/index.ts';
-import { createWorker, defineJobKind, enqueue, getJob, jobHandler, namedByActiveJobs } from '../src/platform/jobs/index.ts';
-import { JOB_CATALOGUE } from '../src/sync/index.ts';
-import { openTestPglite, silentLog } from './support/db.ts';
+import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
+import { createWorker, defineJobKind, enqueue, getJob, jobHandler, namedByActiveJobs } from '../../src/platform/jobs/index.ts';
+import { JOB_CATALOGUE } from '../../src/sync/index.ts';
+import { openTestPglite, silentLog } from '../support/db.ts';
 
-const SRC = path.resolve(import.meta.dirname, '../src');
+const SRC = path.resolve(import.meta.dirname, '../../src');
 const files = (dir: string): string[] =>
   readdirSync(dir).flatMap((n) => (statSync(path.join(dir, n)).isDirectory() ? files(path.join(dir, n)) : n.endsWith('.ts') && !n.endsWith('.test.ts') ? [path.join(dir, n)] : []));
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authenticateKey, BOOTSTRAP_PREFIX_LENGTH, createApiKey, KEY_USE_WRITE_INTERVAL_MS, upsertBootstrapKey } from '../src/access/index.ts';
-import { fixedClock } from '../src/platform/clock.ts';
-import type { Queryable } from '../src/platform/db/executor.ts';
-import { type DatabaseExecutor, migrate } from '../src/platform/db/index.ts';
-import { ADMIN_KEY, createTestApp, type TestApp } from './support/app.ts';
-import { openTestPglite, openTestPostgres, silentLog } from './support/db.ts';
+import { authenticateKey, BOOTSTRAP_PREFIX_LENGTH, createApiKey, KEY_USE_WRITE_INTERVAL_MS, upsertBootstrapKey } from '../../src/access/index.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
+import type { Queryable } from '../../src/platform/db/executor.ts';
+import { type DatabaseExecutor, migrate } from '../../src/platform/db/index.ts';
+import { ADMIN_KEY, createTestApp, type TestApp } from '../support/app.ts';
+import { openTestPglite, openTestPostgres, silentLog } from '../support/db.ts';
 
 /** The bootstrap key's listed prefix and `last_used_at` (security audit findings). */
 describe('API keys over HTTP: bootstrap prefix and last use', () => {

@@ -4,8 +4,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { LOCK_FILE, openPglite, readLock } from '../src/platform/db/index.ts';
-import { BIN, runCli, type Served, spawnServer } from './support/spawn.ts';
+import { LOCK_FILE, openPglite, readLock } from '../../src/platform/db/index.ts';
+import { BIN, runCli, type Served, spawnServer } from '../support/spawn.ts';
 
 const ADMIN = 'atr_storage_owner_admin_key_abcdefghijkl';
 const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { pieceWeight } from '../src/embeddings/distilled/provider.ts';
-import { createUseTokenizer } from '../src/embeddings/distilled/tokenizer.ts';
-import { readUseVocabulary, useTokenizer } from '../src/embeddings/distilled/vocabulary.ts';
-import { cosine, createDistilledUseProvider } from '../src/embeddings/index.ts';
+import { pieceWeight } from '../../src/embeddings/distilled/provider.ts';
+import { createUseTokenizer } from '../../src/embeddings/distilled/tokenizer.ts';
+import { readUseVocabulary, useTokenizer } from '../../src/embeddings/distilled/vocabulary.ts';
+import { cosine, createDistilledUseProvider } from '../../src/embeddings/index.ts';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('USE tokenizer reimplementation', () => {
   it('gives exactly the ids of the upstream tokenizer', async () => {

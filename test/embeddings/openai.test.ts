@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createOpenAiProvider } from '../src/embeddings/index.ts';
-import { isAppError } from '../src/platform/errors.ts';
+import { createOpenAiProvider } from '../../src/embeddings/index.ts';
+import { isAppError } from '../../src/platform/errors.ts';
 
 interface Seen {
   readonly path: string;
