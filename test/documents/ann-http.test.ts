@@ -79,7 +79,7 @@ describe('embedded vector index through the service, a data folder on disk', () 
     await t.close();
 
     const restored = path.join(root, 'restored');
-    const r = await start(restored, new Blob([tar]));
+    const r = await start(restored, new Blob([new Uint8Array(tar)]));
     try {
       assert.equal((await vectorFiles(restored)).length, 3, 'restored with the folder');
       const answer = await search(r, 'vacation days for every employee');
