@@ -5,9 +5,11 @@ type UsearchIndex = InstanceType<typeof Index>;
 
 /**
  * Search breadth of the graph walk (usearch's `expansion_search`; it widens to k by itself when asked for more).
- * 64 kept recall@30 ≥ 0.99 against an exact scan on the GloVe bench corpus (docs/benchmarks.md, issue 29).
+ * Measured on the peers corpus's 20k GloVe vectors, 200 queries (scripts/ann-probe.ts, docs/benchmarks.md issue 29):
+ * recall@30 against an exact scan 0.860 at 64 (usearch's default), 0.941 at 128, 0.979 at 256, for 0.20 / 0.30 /
+ * 0.45 ms of CPU per search; pgvector's HNSW it replaces had 0.965.
  */
-export const ANN_EXPANSION_SEARCH = 64;
+export const ANN_EXPANSION_SEARCH = 256;
 
 /**
  * One HNSW graph (usearch, in C++) over the chunk vectors of one (tenant, model), keyed by chunk `seq`, cosine metric.
@@ -19,18 +21,21 @@ export class ChunkGraph {
   /** Keys removed since the graph was built: usearch marks them deleted, they still take memory and walk steps. */
   removedSinceBuild = 0;
 
-  constructor(readonly dimensions: number) {
-    this.index = ChunkGraph.empty(dimensions);
+  constructor(
+    readonly dimensions: number,
+    private readonly expansionSearch = ANN_EXPANSION_SEARCH,
+  ) {
+    this.index = ChunkGraph.empty(dimensions, expansionSearch);
   }
 
-  private static empty(dimensions: number): UsearchIndex {
+  private static empty(dimensions: number, expansionSearch: number): UsearchIndex {
     return new Index({
       dimensions,
       metric: MetricKind.Cos,
       quantization: ScalarKind.F32,
       connectivity: 0,
       expansion_add: 0,
-      expansion_search: ANN_EXPANSION_SEARCH,
+      expansion_search: expansionSearch,
       multi: false,
     });
   }
@@ -99,7 +104,7 @@ export class ChunkGraph {
 
   /** Loads a verified file (files.ts) with its key list; false when its dimensions are not this graph's. */
   load(file: string, keys: BigInt64Array): boolean {
-    const index = ChunkGraph.empty(this.dimensions);
+    const index = ChunkGraph.empty(this.dimensions, this.expansionSearch);
     index.load(file);
     if (index.dimensions() !== this.dimensions || index.size() !== keys.length) return false;
     this.index = index;
