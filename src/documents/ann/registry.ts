@@ -41,16 +41,18 @@ class Registry {
 
   /** The graph of (tenant, model), loaded or built and reconciled with the database on first use. */
   open(tenantId: string, model: string, dimensions: number): Promise<ChunkGraph> {
-    const key = `${tenantId}\u0000${model}`;
+    // Keyed by dimensions too: a query vector of the wrong size (a bad request) gets an empty graph of its own
+    // instead of replacing the model's.
+    const key = `${tenantId}\u0000${model}\u0000${dimensions}`;
     const known = this.entries.get(key);
     // Read the graph once ready: a compaction may have swapped it since.
-    if (known && known.graph.dimensions === dimensions) return known.ready.then(() => known.graph);
+    if (known) return known.ready.then(() => known.graph);
     const entry: Entry = {
       tenantId,
       model,
       files: this.db.dataDir ? indexFiles(this.db.dataDir, tenantId, model) : null,
       graph: new ChunkGraph(dimensions),
-      chain: known?.chain ?? Promise.resolve(),
+      chain: Promise.resolve(),
       ready: Promise.resolve(),
       dirty: false,
       firstDirtyAt: 0,
@@ -74,7 +76,7 @@ class Registry {
     const dims = vectors[0]?.length;
     if (!dims || seqs.length === 0) return;
     await this.open(tenantId, model, dims);
-    const entry = this.entries.get(`${tenantId}\u0000${model}`);
+    const entry = this.entries.get(`${tenantId}\u0000${model}\u0000${dims}`);
     if (entry) await this.change(entry, () => entry.graph.add(seqs, vectors));
   }
 
