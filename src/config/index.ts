@@ -82,6 +82,7 @@ export const configSchema = z.object({
   ATRIUM_FTS_LANGUAGE: z.string().regex(/^[a-z_]{2,63}$/, 'a PostgreSQL text search configuration, e.g. english').default('english'),
   ATRIUM_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20_000).default(1000),
   ATRIUM_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(5000).default(150),
+  ATRIUM_EMBEDDED_VECTOR_INDEX: z.enum(['usearch', 'pgvector']).default('usearch'),
   ATRIUM_EMBEDDING_MODEL: z.string().min(1).default('builtin/glove-100d'),
   ATRIUM_MODEL_CACHE_DIR: z.string().optional(),
   ATRIUM_EMBEDDINGS_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
@@ -142,8 +143,13 @@ export interface Config {
   readonly federation: { readonly deadlineMs: number; readonly cacheTtlMs: number; readonly dampingThreshold: number; readonly decayLambda: number };
   /** The built web console served at `/` (default: the package's web/dist). */
   readonly webDir: string;
-  /** The document index: full-text language and chunk sizes in characters. */
-  readonly documents: { readonly ftsLanguage: string; readonly chunkMaxChars: number; readonly chunkOverlapChars: number };
+  /** The document index: full-text language, chunk sizes in characters, and the embedded mode's vector index. */
+  readonly documents: {
+    readonly ftsLanguage: string;
+    readonly chunkMaxChars: number;
+    readonly chunkOverlapChars: number;
+    readonly embeddedVectorIndex: 'usearch' | 'pgvector';
+  };
   /** Embedding models: the default id, the generated-model cache, transformer worker threads (0 = one per core), remote and ONNX models. */
   readonly embeddings: {
     readonly defaultModel: string;
@@ -220,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ftsLanguage: c.ATRIUM_FTS_LANGUAGE,
       chunkMaxChars: c.ATRIUM_CHUNK_MAX_CHARS,
       chunkOverlapChars: Math.min(c.ATRIUM_CHUNK_OVERLAP_CHARS, Math.floor(c.ATRIUM_CHUNK_MAX_CHARS / 2)),
+      embeddedVectorIndex: c.ATRIUM_EMBEDDED_VECTOR_INDEX,
     }),
     embeddings: Object.freeze({
       defaultModel: c.ATRIUM_EMBEDDING_MODEL,

@@ -2,6 +2,7 @@ import { EMBEDDING_REJECTED, EMBEDDING_UNAVAILABLE, type EmbeddingProvider } fro
 import { isAppError } from '../platform/errors.ts';
 import { z } from 'zod';
 import { defineJobKind, type JobHandler, jobHandler, NonRetriableError } from '../platform/jobs/index.ts';
+import { annAddChunks, annServes } from './ann/index.ts';
 import { noteChunkWrites } from './maintenance.ts';
 import type { DocumentsDeps } from './types.ts';
 import { ensureVectorIndex, hasVectorIndex, writeChunkVectors } from './vectors.ts';
@@ -80,7 +81,9 @@ export async function embedPendingChunks(
       input.signal,
     );
     if (vectors.length !== rows.rows.length) throw new Error(`model ${provider.id} returned ${vectors.length} vectors for ${rows.rows.length} texts`);
-    await writeChunkVectors(db, db.hasVector, input.tenantId, provider.id, rows.rows.map((r) => r.id), vectors);
+    const ids = rows.rows.map((r) => r.id);
+    await writeChunkVectors(db, db.hasVector, input.tenantId, provider.id, ids, vectors);
+    await annAddChunks(deps, input.tenantId, provider.id, ids, vectors);
     await noteChunkWrites(db, rows.rows.length);
     for (const r of rows.rows) touched.add(r.document_id);
     done += rows.rows.length;
@@ -110,9 +113,12 @@ export async function embedPendingChunks(
  */
 export const HNSW_MIN_VECTORS = 20_000;
 
-/** Creates the model's HNSW index once it has enough vectors (HNSW_MIN_VECTORS). */
+/**
+ * Creates the model's HNSW index once it has enough vectors (HNSW_MIN_VECTORS). Not in embedded storage where the usearch
+ * graph serves (src/documents/ann): maintaining pgvector's graph in PGlite is what capped embedded ingest.
+ */
 export async function maybeIndexVectors(deps: DocumentsDeps, provider: EmbeddingProvider): Promise<void> {
-  if (!deps.db.hasVector || hasVectorIndex(deps.db, provider.id, provider.dimensions)) return;
+  if (!deps.db.hasVector || annServes(deps) || hasVectorIndex(deps.db, provider.id, provider.dimensions)) return;
   const r = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE embedding_model = $1', [provider.id]);
   if (Number(r.rows[0]?.n ?? 0) >= (deps.hnswMinVectors ?? HNSW_MIN_VECTORS)) await ensureVectorIndex(deps.db, provider.id, provider.dimensions);
 }

@@ -1,4 +1,5 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
+import { annAddChunks, annRemoveSeqs, annServes } from './ann/index.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -140,9 +141,11 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
     // The plan (which documents are new, which chunks to replace) was made before the lock: check it.
     if (snapshot(await readExisting(tx)) !== planned) throw new StaleBatchError('documents changed while the batch was prepared');
     const replacedIds = needsChunks.map((p) => old.get(p.input.external_id)?.id).filter((id): id is string => id !== undefined);
+    let removedSeqs: string[] = [];
     if (replacedIds.length) {
       await removeTermStats(tx, tenantId, replacedIds);
-      await tx.query('DELETE FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[])', [tenantId, replacedIds]);
+      const gone = await tx.query<{ seq: string }>('DELETE FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[]) RETURNING seq', [tenantId, replacedIds]);
+      removedSeqs = gone.rows.map((r) => r.seq);
     }
     // A document whose chunks get vectors now is marked with the model (one with no chunks stays null).
     const modelOf = (p: Prepared) => (embedder && (chunked.get(p.input.external_id)?.length ?? 0) > 0 ? embedder.id : null);
@@ -156,6 +159,7 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
       heading: [] as (string | null)[],
       title: [] as string[],
       vec: [] as (string | null)[],
+      vectors: [] as Float32Array[],
     };
     const reindexed: string[] = [];
     for (const p of needsChunks) {
@@ -172,6 +176,7 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
         chunkRows.title.push(p.input.title);
         const v = vectors?.[i];
         chunkRows.vec.push(v ? vectorLiteral(v, pgvector) : null);
+        if (v) chunkRows.vectors.push(v);
       }
     }
     if (chunkRows.id.length) {
@@ -204,10 +209,15 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
       documents: [...unchangedDocs, ...written],
       reindexed,
       embedded: embedder ? chunkRows.id.length : 0,
+      ann: { removedSeqs, chunkIds: chunkRows.vectors.length === chunkRows.id.length ? chunkRows.id : [], vectors: chunkRows.vectors },
     };
   });
+  // The embedded vector index follows the committed transaction (src/documents/ann).
+  const { ann, ...core } = result;
+  await annRemoveSeqs(deps, tenantId, ann.removedSeqs);
+  if (embedder) await annAddChunks(deps, tenantId, embedder.id, ann.chunkIds, ann.vectors);
   await noteChunkWrites(db, newChunks);
-  return result;
+  return core;
 }
 
 async function upsertRows(
@@ -257,7 +267,7 @@ async function upsertRows(
 
 /** Deletes documents by external id; their chunks and vectors go with them (ON DELETE CASCADE). */
 export async function deleteDocuments(
-  deps: Pick<DocumentsDeps, 'db'>,
+  deps: Pick<DocumentsDeps, 'db' | 'log' | 'documentIndex' | 'config'>,
   input: { tenantId: string; connectorId: string; externalIds: readonly string[] },
 ): Promise<{ deleted: number }> {
   if (input.externalIds.length === 0) return { deleted: 0 };
@@ -270,14 +280,14 @@ export async function deleteDocuments(
  * here, or finds the source gone (`requireSource`) and stores nothing.
  */
 export async function deleteConnectorDocuments(
-  deps: Pick<DocumentsDeps, 'db'>,
+  deps: Pick<DocumentsDeps, 'db' | 'log' | 'documentIndex' | 'config'>,
   input: { tenantId: string; connectorId: string; thenInTx?: (tx: Queryable) => Promise<unknown> },
 ): Promise<{ deleted: number }> {
   return deleteWhere(deps, input.tenantId, 'source_node = $2', [input.connectorId], input.thenInTx);
 }
 
 async function deleteWhere(
-  deps: Pick<DocumentsDeps, 'db'>,
+  deps: Pick<DocumentsDeps, 'db' | 'log' | 'documentIndex' | 'config'>,
   tenantId: string,
   where: string,
   params: unknown[],
@@ -288,16 +298,22 @@ async function deleteWhere(
     const ids = await tx.query<{ id: string }>(`SELECT id FROM documents WHERE tenant_id = $1 AND ${where}`, [tenantId, ...params]);
     const docIds = ids.rows.map((r) => r.id);
     let deleted = 0;
+    let seqs: string[] = [];
     if (docIds.length > 0) {
+      // Their chunks go with them (ON DELETE CASCADE); their keys leave the embedded vector index after the commit.
+      if (annServes(deps)) {
+        seqs = (await tx.query<{ seq: string }>('SELECT seq FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[])', [tenantId, docIds])).rows.map((r) => r.seq);
+      }
       await removeTermStats(tx, tenantId, docIds);
       deleted = (await tx.query('DELETE FROM documents WHERE tenant_id = $1 AND id = ANY($2::text[])', [tenantId, docIds])).affectedRows;
     }
     await thenInTx?.(tx);
-    return { deleted };
+    return { deleted, seqs };
   });
+  await annRemoveSeqs(deps, tenantId, result.seqs);
   // A deleted document had at least one chunk row; the count only paces the embedded vacuum.
   await noteChunkWrites(deps.db, result.deleted);
-  return result;
+  return { deleted: result.deleted };
 }
 
 export async function listExternalIds(db: Queryable, tenantId: string, connectorId: string): Promise<string[]> {

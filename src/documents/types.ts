@@ -57,14 +57,19 @@ export type DocumentInput = z.infer<typeof documentInputSchema>;
 
 export type { Passage, StoredDocument, UpsertResult } from './schemas.ts';
 
-/** Index settings: full-text language and the chunk sizes (characters). */
+/** Index settings: full-text language, the chunk sizes (characters), and the vector index of embedded storage. */
 export interface IndexSettings {
   readonly ftsLanguage: string;
   readonly chunkMaxChars: number;
   readonly chunkOverlapChars: number;
+  /**
+   * Embedded (PGlite) storage: the chunk vectors' ANN index is a usearch graph in the data folder (`usearch`, src/documents/ann)
+   * or pgvector's HNSW inside PGlite (`pgvector`, the earlier design). PostgreSQL storage ignores it.
+   */
+  readonly embeddedVectorIndex: 'usearch' | 'pgvector';
 }
 
-export const DEFAULT_INDEX_SETTINGS: IndexSettings = { ftsLanguage: 'english', chunkMaxChars: 1000, chunkOverlapChars: 150 };
+export const DEFAULT_INDEX_SETTINGS: IndexSettings = { ftsLanguage: 'english', chunkMaxChars: 1000, chunkOverlapChars: 150, embeddedVectorIndex: 'usearch' };
 
 /**
  * What the documents module needs. `AppDeps` satisfies it; the CLI and eval build their own.

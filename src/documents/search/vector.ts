@@ -1,7 +1,9 @@
 import type { Queryable } from '../../platform/db/index.ts';
+import { annServes } from '../ann/index.ts';
 import type { DocumentsDeps } from '../types.ts';
 import { vectorLiteral } from '../vectors.ts';
 import type { FilterPlan } from './filters.ts';
+import { annPlan } from './ann-plan.ts';
 import { type Params, sqlString } from './sql.ts';
 
 /**
@@ -43,7 +45,7 @@ export interface VectorPlan {
   readonly efSearch: number | null;
 }
 
-interface VectorInput {
+export interface VectorInput {
   readonly vector: Float32Array;
   readonly model: string;
   /** Depth of the vector list. */
@@ -130,8 +132,9 @@ async function scanPlan(deps: DocumentsDeps, o: VectorInput): Promise<VectorPlan
   };
 }
 
-/** The vector list of a query: pgvector's where the database has it, else the exact scan. */
+/** The vector list of a query: the usearch graph in embedded storage, else pgvector's where the database has it, else the exact scan. */
 export function planVector(deps: DocumentsDeps, o: VectorInput): Promise<VectorPlan> {
+  if (annServes(deps)) return annPlan(deps, o);
   return deps.db.hasVector ? Promise.resolve(pgvectorPlan(deps, o)) : scanPlan(deps, o);
 }
 

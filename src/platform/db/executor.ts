@@ -34,6 +34,13 @@ export interface DatabaseExecutor extends Queryable {
   announceUrl?(url: string): Promise<void>;
   /** Embedded storage only: a tarball of the whole data folder (`atrium backup`), taken between statements. */
   dump?(): Promise<Blob>;
+  /** Embedded storage in a folder on disk (absent in memory and on PostgreSQL): the data folder, whose lock this process holds. */
+  readonly dataDir?: string;
+  /**
+   * Embedded storage only: `fn` runs before a dump and when the database closes, before the folder's lock is released (derived
+   * files kept beside the database, such as the vector indexes, are written then).
+   */
+  onFlush?(fn: () => Promise<void>): void;
 }
 
 /**

@@ -115,9 +115,17 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
   });
   const base = wrap(pg);
   let closed = false;
+  const closing: (() => Promise<void>)[] = [];
+  const runClosing = async () => {
+    for (const fn of closing) await fn();
+  };
   return {
     kind: 'pglite',
     hasVector: true,
+    ...(lock ? { dataDir } : {}),
+    onFlush: (fn) => {
+      closing.push(fn);
+    },
     query: base.query,
     exec: base.exec,
     queryPrepared: base.queryPrepared,
@@ -133,6 +141,7 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
       if (closed) return;
       closed = true;
       try {
+        await runClosing().catch(() => undefined);
         await pg.close();
       } finally {
         await lock?.release();
@@ -141,6 +150,8 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
     async dump() {
       // A checkpoint first, so a restore replays little WAL; the dump itself waits for running statements.
       await pg.exec('CHECKPOINT');
+      // Derived files in the folder (the vector indexes) are brought up to date first, so a restore starts warm.
+      await runClosing();
       return pg.dumpDataDir('none');
     },
   };
