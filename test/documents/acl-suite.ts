@@ -55,6 +55,14 @@ export function aclStorageSuite(name: string, open: () => Promise<{ db: Database
       assert.deepEqual(await ids(undefined), ['open']);
     });
 
+    it('a restricted document stored after an unfiltered search is hidden from the very next query (the "none restricted" answer ends with the write)', async () => {
+      assert.deepEqual(await ids(undefined, 'lexical'), ['open']);
+      await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: [docs[2]!], embed: 'inline' });
+      assert.deepEqual(await ids(undefined, 'lexical'), ['open']);
+      assert.deepEqual(await ids(bob, 'lexical'), ['eng', 'open']);
+      assert.deepEqual(await ids(ALL_DOCUMENTS, 'lexical'), ['eng', 'open']);
+    });
+
     it('computes acl_principals from the stored ACL (generated column), the older connector forms included', async () => {
       await upsertDocuments(deps, { tenantId: T, connectorId: SRC, documents: docs, embed: 'inline' });
       await db.query(`UPDATE documents SET acl = '{"visibility":"private","channel":"C_ENG"}'::jsonb WHERE external_id = 'legacy'`);

@@ -60,6 +60,16 @@ function lexicalTop(rows: readonly CandidateRow[]): { id: string; score: number 
     .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
 }
 
+/** The document fields of candidate rows (the candidate statement returns ids and scores only), by chunk id. */
+async function withDocs(db: DatabaseExecutor, rows: readonly CandidateRow[]) {
+  const r = await db.query<{ id: string; source_node: string; author: string | null; updated_at: Date | string | null }>(
+    'SELECT c.id, d.source_node, d.author, d.updated_at FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY($1::text[])',
+    [rows.map((x) => x.chunk_id)],
+  );
+  const byId = new Map(r.rows.map((x) => [x.id, x]));
+  return rows.map((x) => ({ ...x, ...byId.get(x.chunk_id) }));
+}
+
 function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; close(): Promise<void> }>): void {
   describe(`impact-list lexical retrieval on ${name}`, () => {
     let db: DatabaseExecutor;
@@ -104,11 +114,11 @@ function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; c
               // The filtered reference (it starts from the documents that pass) against every match
               // of the unfiltered reference, filtered here.
               const every = await retrieveCandidates(deps, { tenantId, query, limit, candidates: 10_000, mode: 'lexical', lexicalPath: 'exhaustive' });
-              const passes = (r: CandidateRow) =>
+              const passes = (r: Awaited<ReturnType<typeof withDocs>>[number]) =>
                 (!f.sources || f.sources.includes(String(r.source_node))) &&
                 (!f.filters?.authors || f.filters.authors.includes(String(r.author))) &&
                 (!f.filters?.after || new Date(r.updated_at ?? 0) >= new Date(f.filters.after));
-              const expected = lexicalTop(every.rows.filter(passes)).slice(0, limit);
+              const expected = lexicalTop((await withDocs(db, every.rows)).filter(passes)).slice(0, limit);
               assert.deepEqual(b.map((x) => x.score), expected.map((x) => x.score), `filtered reference = filtered full ranking: ${what}`);
             }
             const filtered = f.sources !== undefined || f.filters !== undefined;
@@ -171,9 +181,9 @@ function impactSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; c
       assert.deepEqual(leak.rows, []);
       const other = await retrieveCandidates(deps, { tenantId: 'other', query: QUERIES[1] ?? '', limit: 10, mode: 'lexical' });
       assert.ok(other.rows.length > 0);
-      assert.ok(other.rows.every((r) => String(r.source_node) === 'api-o'));
+      assert.ok((await withDocs(db, other.rows)).every((r) => String(r.source_node) === 'api-o'));
       const mine = await retrieveCandidates(deps, { tenantId: 'default', query: QUERIES[1] ?? '', limit: 50, mode: 'lexical' });
-      assert.ok(mine.rows.every((r) => String(r.source_node) !== 'api-o'));
+      assert.ok((await withDocs(db, mine.rows)).every((r) => String(r.source_node) !== 'api-o'));
       await compareAll('other');
     });
   });

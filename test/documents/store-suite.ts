@@ -339,7 +339,11 @@ export function documentsStorageSuite(name: string, open: () => Promise<{ db: Da
           { ...deps, ...(exactVectorBelow === undefined ? {} : { exactVectorBelow }) },
           { tenantId: T, query: 'budget memo', limit: 5, mode: 'vector', sources: [SRC3], filters: { authors: ['al'] } },
         );
-        return r.rows.map((x) => [String(x.external_id), Number(x.semantic).toFixed(6)]).sort();
+        const ids = await db.query<{ id: string; external_id: string }>('SELECT c.id, d.external_id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY($1::text[])', [
+          r.rows.map((x) => x.chunk_id),
+        ]);
+        const external = new Map(ids.rows.map((x) => [x.id, x.external_id]));
+        return r.rows.map((x) => [String(external.get(x.chunk_id)), Number(x.semantic).toFixed(6)]).sort();
       };
       const exact = await vectorList();
       assert.deepEqual(exact.map(([id]) => id), ['m0', 'm2', 'm4'], 'only the passing documents');

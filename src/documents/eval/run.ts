@@ -7,9 +7,9 @@ import { DEFAULT_FEEDBACK, type VectorFeedback } from '../feedback.ts';
 import type { Candidate } from '../fusion.ts';
 import { createProgress } from '../progress.ts';
 import { ALL_DOCUMENTS } from '../acl.ts';
-import { DEFAULT_ALPHA, DEFAULT_FUSION, defaultDepths, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search/index.ts';
+import { DEFAULT_ALPHA, DEFAULT_FUSION, defaultDepths, type RankedCandidate, type RetrievedCandidates, rankCandidates, retrieveCandidates } from '../search/index.ts';
 import { storeDocuments } from '../store.ts';
-import type { DocumentsDeps, FusionMethod, Passage, SearchMode } from '../types.ts';
+import type { DocumentsDeps, FusionMethod, SearchMode } from '../types.ts';
 import { type BeirQuery, loadBeir } from './beir.ts';
 import { mean, mrrAt, ndcgAt, percentile, type Qrels, recallAt } from './metrics.ts';
 
@@ -94,7 +94,9 @@ export async function runEval(opts: {
       embedSeconds = (performance.now() - t) / 1000;
     }
     const chunks = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks')).rows[0]?.n ?? 0);
-    const scored = await scoreQueries(deps, judged, qrels, model, opts.quiet);
+    const ids = await db.query<{ id: string; external_id: string }>('SELECT id, external_id FROM documents WHERE tenant_id = $1', [TENANT]);
+    const externalIds = new Map(ids.rows.map((r) => [r.id, r.external_id]));
+    const scored = await scoreQueries(deps, judged, qrels, model, externalIds, opts.quiet);
     const isDefault = (v: ModeResult) =>
       v.fusion === DEFAULT_FUSION && (v.alpha ?? DEFAULT_ALPHA) === DEFAULT_ALPHA && sameFeedback(v.feedback, DEFAULT_FEEDBACK);
     const hybrid = model ? (scored.variants.find(isDefault) ?? scored.lexical) : scored.lexical;
@@ -135,14 +137,15 @@ const FEEDBACKS: readonly VectorFeedback[] = [3, 5, 10].flatMap((docs) => [0.5, 
 const sameFeedback = (a: VectorFeedback | false | undefined, b: VectorFeedback | false | undefined) =>
   (a || undefined)?.docs === (b || undefined)?.docs && (a || undefined)?.beta === (b || undefined)?.beta;
 
-/** Documents ranked by their best passage. */
-function docRanking(passages: readonly Passage[]): string[] {
+/** Documents (their external ids, as the qrels name them) ranked by their best passage. */
+function docRanking(passages: readonly RankedCandidate[], externalIds: ReadonlyMap<string, string>): string[] {
   const ranked: string[] = [];
   const seen = new Set<string>();
   for (const p of passages) {
-    if (seen.has(p.external_id)) continue;
-    seen.add(p.external_id);
-    ranked.push(p.external_id);
+    const id = externalIds.get(p.document_id) ?? p.document_id;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    ranked.push(id);
   }
   return ranked;
 }
@@ -156,6 +159,7 @@ async function scoreQueries(
   queries: readonly BeirQuery[],
   qrels: Qrels,
   model: string | null,
+  externalIds: ReadonlyMap<string, string>,
   quiet?: boolean,
 ): Promise<{ lexical: ModeResult; vector: ModeResult | null; variants: ModeResult[]; defaultDepth: EvalResult['default_depth'] }> {
   type Variant = {
@@ -164,10 +168,10 @@ async function scoreQueries(
     fusion?: FusionMethod;
     alpha?: number;
     feedback?: VectorFeedback;
-    rank: (r: RetrievedCandidates) => Passage[];
+    rank: (r: RetrievedCandidates) => RankedCandidate[];
   };
   const limit = 300;
-  const only = (keep: (c: Candidate) => boolean, score: (c: Candidate) => number) => (r: RetrievedCandidates): Passage[] => {
+  const only = (keep: (c: Candidate) => boolean, score: (c: Candidate) => number) => (r: RetrievedCandidates): RankedCandidate[] => {
     const ids = new Set(r.candidates.filter(keep).map((c) => c.id));
     const sub = { ...r, candidates: r.candidates.filter((c) => ids.has(c.id)).map((c) => ({ ...c, lexical: score(c), semantic: null, vecRank: null, lexRank: 1 })) };
     return rankCandidates(sub, { fusion: 'convex', alpha: 0, feedback: false, limit });
@@ -216,7 +220,7 @@ async function scoreQueries(
     });
     const rels = qrels.get(q.id) ?? new Map<string, number>();
     for (const v of variants) {
-      const ranked = docRanking(v.rank(retrieved));
+      const ranked = docRanking(v.rank(retrieved), externalIds);
       const a = acc.get(v.key);
       if (!a) continue;
       a.ndcg.push(ndcgAt(ranked, rels, 10));
@@ -234,7 +238,7 @@ async function scoreQueries(
         rankCandidates(r, { limit: 10 });
         return r;
       });
-      const ranked = docRanking(rankCandidates(d, { limit: d.candidates.length || 1 }));
+      const ranked = docRanking(rankCandidates(d, { limit: d.candidates.length || 1 }), externalIds);
       shallow.ndcg.push(ndcgAt(ranked, rels, 10));
       shallow.mrr.push(mrrAt(ranked, rels, 10));
     }

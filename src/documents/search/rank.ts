@@ -18,39 +18,17 @@ export interface RetrievedCandidates {
   readonly lexicalExact?: boolean;
 }
 
-/** A candidate row as the passage it answers, with its fused score and (parsed) vector. */
-function toPassage(r: CandidateRow, c: Candidate, score: number, vector: Float32Array | null): Passage {
-  return {
-    chunk_id: c.id,
-    ordinal: r.ordinal,
-    heading: r.heading,
-    content: r.content,
-    document_id: r.document_id,
-    source_node: r.source_node,
-    connector_type: r.connector_type,
-    external_id: r.external_id,
-    title: r.title,
-    url: r.url,
-    author: r.author,
-    document_type: r.document_type,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    ingested_at: r.ingested_at,
-    metadata: r.metadata,
-    acl: r.acl,
-    lexical_score: c.lexical ?? 0,
-    semantic_score: c.semantic,
-    fused_score: Math.max(0, Math.min(1, score)),
-    embedding_model: r.chunk_model,
-    vector,
-  };
-}
+/**
+ * A ranked candidate: its scores and (when the candidate statement read it) its vector; `passagesOf` (passages.ts)
+ * adds the content and document fields that make it a Passage.
+ */
+export type RankedCandidate = Pick<Passage, 'chunk_id' | 'document_id' | 'lexical_score' | 'semantic_score' | 'fused_score' | 'embedding_model' | 'vector'>;
 
-/** Orders candidates by the fused score (RRF or the convex combination) and shapes passages. */
+/** Orders candidates by the fused score (RRF or the convex combination), best `limit` first. */
 export function rankCandidates(
   retrieved: RetrievedCandidates,
   opts: { fusion?: FusionMethod; alpha?: number; feedback?: VectorFeedback | false; limit: number },
-): Passage[] {
+): RankedCandidate[] {
   const { rows, candidates: cands, lists } = retrieved;
   const limit = Math.max(1, Math.min(1000, Math.floor(opts.limit)));
   const fusion = opts.fusion ?? DEFAULT_FUSION;
@@ -66,6 +44,17 @@ export function rankCandidates(
     .slice(0, limit)
     .flatMap(({ c, score }) => {
       const r = byId.get(c.id);
-      return r ? [toPassage(r, c, score, vectors?.get(c.id) ?? parseVector(r.vec))] : [];
+      if (!r) return [];
+      return [
+        {
+          chunk_id: c.id,
+          document_id: r.document_id,
+          lexical_score: c.lexical ?? 0,
+          semantic_score: c.semantic,
+          fused_score: Math.max(0, Math.min(1, score)),
+          embedding_model: r.chunk_model,
+          vector: vectors?.get(c.id) ?? parseVector(r.vec),
+        },
+      ];
     });
 }

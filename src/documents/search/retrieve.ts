@@ -7,7 +7,7 @@ import { impactExact, type LexicalPlan, planLexical } from './lexical.ts';
 import { queryVector } from './query-vector.ts';
 import type { RetrievedCandidates } from './rank.ts';
 import { candidateRows, candidatesOf, impactProbe, type SqlCandidateRow } from './rows.ts';
-import { Params, prepared } from './sql.ts';
+import { Params, prepared, vectorText } from './sql.ts';
 import { planVector, type VectorPlan } from './vector.ts';
 
 /**
@@ -37,7 +37,11 @@ export interface Statement {
   readonly lists: number;
 }
 
-/** The candidates' chunks with their documents and scores, from the lists the CTEs build. */
+/**
+ * The candidates' ids and scores from the lists the CTEs build (and their vectors where the statement has a vector
+ * side: fusion's feedback and, without pgvector, the cosine read them). No text: the passages' content and document
+ * fields are read for the returned passages only (passages.ts), not for every candidate (~100-130 rows).
+ */
 function candidateSql(o: { tenant: string; rowAcl: string | null; lexical: LexicalPlan | null; vector: VectorPlan | null; vecText: string }): string {
   const { lexical, vector } = o;
   const useVec = vector !== null;
@@ -52,14 +56,10 @@ function candidateSql(o: { tenant: string; rowAcl: string | null; lexical: Lexic
       }`
     : '';
   return `WITH ${ctes.join(',\n')}, ids AS (${sources})
-    SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
-           ${o.vecText} AS vec, ${lexScore} AS lexical, ${vector?.semanticSql ?? 'NULL::float8'} AS semantic,
-           ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${impactCols} ${vecList ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
-           d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.ingested_at, d.metadata, d.acl,
-           k.connector_type
+    SELECT c.id AS chunk_id, c.document_id, c.embedding_model AS chunk_model,${useVec ? ` ${o.vecText} AS vec,` : ''}
+           ${lexScore} AS lexical, ${vector?.semanticSql ?? 'NULL::float8'} AS semantic,
+           ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${impactCols} ${vecList ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec
     FROM ids JOIN chunks c ON c.id = ids.id${lexical ? ' LEFT JOIN lex ON lex.id = c.id' : ''}
-    JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
-    LEFT JOIN connectors k ON k.id = d.source_node AND k.tenant_id = d.tenant_id
     WHERE c.tenant_id = ${o.tenant}${o.rowAcl ? ` AND ${o.rowAcl}` : ''}`;
 }
 
@@ -85,7 +85,7 @@ export async function planStatement(deps: DocumentsDeps, req: SearchRequest): Pr
   // When the probe in effectiveViewer let the candidate paths skip the filter (no restricted document then), the
   // returned rows are still checked with the reader's own view: a restricted document stored between the probe and
   // this statement is never returned. Filtered, every candidate list already applied it.
-  const rowAcl = viewer === req.viewer ? null : aclCondition(req.viewer, (v) => p.add(v));
+  const rowAcl = viewer === req.viewer ? null : aclCondition(req.viewer, (v) => p.add(v), 'c');
   const lex = useLex
     ? await planLexical(deps, { tenantId: req.tenantId, language: resolveSettings(deps).ftsLanguage, query, k, tenant, filters, p, path: req.lexicalPath })
     : null;
@@ -96,10 +96,7 @@ export async function planStatement(deps: DocumentsDeps, req: SearchRequest): Pr
   const vector = qv
     ? await planVector(deps, { ...qv, depth, tenant, tenantId: req.tenantId, filters, p, lexical: lexical !== null, corpusChunks: lex?.corpusChunks ?? null })
     : null;
-  // As text: both pgvector's '[…]' and real[]'s '{…}' parse fast in parseVector (node-postgres's own
-  // float4[] parser was the largest CPU cost of a federated query on PostgreSQL).
-  const vecText = deps.db.hasVector ? 'c.embedding_vec::text' : 'c.embedding::text';
-  const sql = candidateSql({ tenant, rowAcl, lexical, vector, vecText });
+  const sql = candidateSql({ tenant, rowAcl, lexical, vector, vecText: vectorText(deps.db) });
   return { sql, params: p.values, lexical, vector, k, lists: (lexical ? 1 : 0) + (vector ? 1 : 0) };
 }
 

@@ -3,16 +3,17 @@ import { type Candidate, ranks } from '../fusion.ts';
 import { parseVector } from '../vectors.ts';
 import type { ImpactProbe } from './lexical.ts';
 
-/** One row of the candidate statement as the driver returns it (PGlite and node-postgres differ in numbers and dates). */
+/**
+ * One row of the candidate statement as the driver returns it (PGlite and node-postgres differ in numbers): ids,
+ * scores and, where the statement has a vector side, the chunk's vector. What a passage shows (content, the
+ * document's fields) is read afterwards for the returned passages only (passages.ts).
+ */
 export interface SqlCandidateRow {
   readonly chunk_id: string;
-  readonly ordinal: number | string;
-  readonly heading: string | null;
-  readonly content: string;
   readonly document_id: string;
   readonly chunk_model: string | null;
-  /** The chunk vector as text: pgvector's '[…]' or real[]'s '{…}'. */
-  readonly vec: string | null;
+  /** The chunk vector as text: pgvector's '[…]' or real[]'s '{…}'; absent when the statement has no vector side. */
+  readonly vec?: string | null;
   readonly lexical: number | string | null;
   readonly semantic: number | string | null;
   readonly in_lex: boolean;
@@ -22,29 +23,14 @@ export interface SqlCandidateRow {
   readonly lex_need?: boolean | null;
   readonly lex_pass?: number | string | null;
   readonly lex_pass_last?: number | string | null;
-  readonly source_node: string;
-  readonly external_id: string;
-  readonly title: string;
-  readonly url: string | null;
-  readonly author: string | null;
-  readonly document_type: string;
-  readonly created_at: Date | string | null;
-  readonly updated_at: Date | string | null;
-  readonly ingested_at: Date | string | null;
-  readonly metadata: Record<string, unknown> | null;
-  readonly acl: unknown;
-  readonly connector_type: string | null;
 }
 
-/** A candidate chunk with its document, typed: what ranking and passage shaping read. */
+/** A candidate chunk, typed: what fusion and ranking read. */
 export interface CandidateRow {
   readonly chunk_id: string;
-  readonly ordinal: number;
-  readonly heading: string | null;
-  readonly content: string;
   readonly document_id: string;
   readonly chunk_model: string | null;
-  /** The stored vector: its text, or the vector itself once the app has parsed it (no pgvector). */
+  /** The stored vector: its text, or the vector itself once the app has parsed it (no pgvector); null when not read. */
   readonly vec: string | Float32Array | null;
   /** BM25 (null when not computed); cosine to the query (null when the chunk is in another space or has no direction). */
   readonly lexical: number | null;
@@ -52,19 +38,6 @@ export interface CandidateRow {
   /** Whether the chunk is in the lexical / vector list. */
   readonly in_lex: boolean;
   readonly in_vec: boolean;
-  readonly source_node: string;
-  readonly external_id: string;
-  readonly title: string;
-  readonly url: string | null;
-  readonly author: string | null;
-  readonly document_type: string;
-  /** ISO timestamps. */
-  readonly created_at: string | null;
-  readonly updated_at: string | null;
-  readonly ingested_at: string | null;
-  readonly metadata: Record<string, unknown>;
-  readonly acl: unknown;
-  readonly connector_type: string | null;
 }
 
 /** A finite number, else null (a chunk stored with the zero vector has no cosine: NaN from pgvector becomes null). */
@@ -74,15 +47,13 @@ function num(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-const iso = (v: Date | string | null) => (v === null || v === undefined ? null : new Date(v).toISOString());
-
 /**
  * Typed rows from the statement's. With `appCosine` (no pgvector) the cosine is computed here from each row's vector
  * in the query's model, parsed once (ranking's feedback reads the same vector).
  */
 export function candidateRows(raw: readonly SqlCandidateRow[], appCosine: { model: string; vector: Float32Array } | null): CandidateRow[] {
   return raw.map((r) => {
-    let vec: string | Float32Array | null = r.vec;
+    let vec: string | Float32Array | null | undefined = r.vec;
     let semantic = num(r.semantic);
     if (appCosine) {
       const v = r.chunk_model === appCosine.model ? parseVector(r.vec) : null;
@@ -91,28 +62,13 @@ export function candidateRows(raw: readonly SqlCandidateRow[], appCosine: { mode
     }
     return {
       chunk_id: String(r.chunk_id),
-      ordinal: Number(r.ordinal),
-      heading: r.heading ?? null,
-      content: String(r.content),
       document_id: String(r.document_id),
       chunk_model: r.chunk_model ?? null,
-      vec,
+      vec: vec ?? null,
       lexical: num(r.lexical),
       semantic,
       in_lex: r.in_lex === true,
       in_vec: r.in_vec === true,
-      source_node: String(r.source_node),
-      external_id: String(r.external_id),
-      title: String(r.title),
-      url: r.url ?? null,
-      author: r.author ?? null,
-      document_type: String(r.document_type),
-      created_at: iso(r.created_at),
-      updated_at: iso(r.updated_at),
-      ingested_at: iso(r.ingested_at),
-      metadata: r.metadata ?? {},
-      acl: r.acl ?? null,
-      connector_type: r.connector_type ?? null,
     };
   });
 }
