@@ -52,7 +52,7 @@ function candidateSql(o: { tenant: string; rowAcl: string | null; lexical: Lexic
       }`
     : '';
   return `WITH ${ctes.join(',\n')}, ids AS (${sources})
-    SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content, c.document_id, c.embedding_model AS chunk_model,
+    SELECT c.id AS chunk_id, c.ordinal, c.heading, coalesce(c.content, d.content) AS content, c.document_id, c.embedding_model AS chunk_model,
            ${o.vecText} AS vec, ${lexScore} AS lexical, ${vector?.semanticSql ?? 'NULL::float8'} AS semantic,
            ${lexical ? 'lex.id IS NOT NULL' : 'false'} AS in_lex, ${impactCols} ${vecList ? 'c.id IN (SELECT id FROM vec)' : 'false'} AS in_vec,
            d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.ingested_at, d.metadata, d.acl,
