@@ -177,21 +177,23 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
       }
     }
     if (chunkRows.id.length) {
-      // One tokenisation per chunk (title and text together, so the title's words count as the chunk's): its lexemes
-      // and their frequencies, aligned, and their sum (the BM25 length). No tsvector is stored (migration 105): the
+      // One tokenisation per chunk (title and text together, so the title's words count as the chunk's), read in one
+      // pass: its lexemes (sorted, as the tsvector holds them) and their frequencies, aligned, and their sum (the BM25
+      // length; an empty chunk gets empty arrays and 0). No tsvector is stored (migration 105): the
       // arrays serve BM25 and the GIN index. OFFSET 0 keeps the LATERAL subquery from being flattened into the select
       // list, where the planner would evaluate to_tsvector once per reference. Each chunk copies its document's
       // acl_principals (migration 094; a trigger keeps the copy in step when the ACL changes later).
       const vecColumn = pgvector ? 'embedding_vec' : 'embedding';
       await tx.query(
         `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, terms, tfs, length, ${vecColumn}, embedding_model, acl_principals)
-         SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, tsvector_to_array(v.fts), t.tfs,
-                (SELECT coalesce(sum(f), 0) FROM unnest(t.tfs) f), x.vec::${pgvector ? 'vector' : 'real[]'}, CASE WHEN x.vec IS NOT NULL THEN $9::text END,
+         SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, coalesce(t.terms, '{}'), coalesce(t.tfs, '{}'), coalesce(t.len, 0),
+                x.vec::${pgvector ? 'vector' : 'real[]'}, CASE WHEN x.vec IS NOT NULL THEN $9::text END,
                 (SELECT d.acl_principals FROM documents d WHERE d.id = x.doc AND d.tenant_id = $1)
          FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $10::text[]) AS x(id, doc, ord, content, heading, text, vec)
          CROSS JOIN LATERAL (SELECT to_tsvector($8::regconfig, x.text) AS fts OFFSET 0) v
          CROSS JOIN LATERAL (
-           SELECT ARRAY(SELECT least(coalesce(array_length(u.positions, 1), 1), 32767)::smallint FROM unnest(v.fts) u) AS tfs OFFSET 0
+           SELECT array_agg(u.lexeme) AS terms, array_agg(u.tf) AS tfs, sum(u.tf) AS len
+           FROM (SELECT lexeme, least(coalesce(array_length(positions, 1), 1), 32767)::smallint AS tf FROM unnest(v.fts)) u
          ) t`,
         [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.text, settings.ftsLanguage,
           embedder?.id ?? null, chunkRows.vec],
