@@ -1,57 +1,72 @@
 // `node --import tsx scripts/profile-ingest.ts <docs> [hnswMin]`: ingests the peers corpus (bench/peers/corpus.ts)
 // into an embedded PGlite folder in-process through upsertDocuments, in batches of 1,000, and prints where
-// the time goes (SQL time per statement kind, per tenth of the corpus; process CPU per document, first and last
-// batch), where the bytes go (relation and index sizes, WAL, the vector index files), then the CPU and wall time
-// of vector-only and hybrid searches (the shared sets' queries). ATRIUM_EMBEDDED_VECTOR_INDEX=pgvector profiles
-// the earlier design (pgvector's HNSW inside PGlite, built at `hnswMin` vectors); the default is the usearch graph.
-// Used for issue 29's profile; not a benchmark (no report section).
+// the time goes and where the bytes go. Used for issue 29's profile; not a benchmark (no report section).
+// - CPU per SQL statement kind (process.cpuUsage around each call: PGlite runs in this thread, so this is the
+//   statement's CPU, whatever the machine's load), per fifth of the corpus;
+// - CPU per JS stage of the push path, measured on the same batches beside the store: the HTTP body's
+//   JSON.parse, its zod validation (the route's schema), hashing, chunking, embedding (GloVe);
+// - docs/s (wall and CPU) per batch, the first and the last;
+// - bytes per relation (heap + TOAST + indexes) and of the WAL.
+// Pass a large hnswMin (1e9) to leave the pgvector HNSW index out and isolate the rest of the write path.
+// Then vector-only and hybrid search CPU, and the first vector query after reopening the folder.
+// ATRIUM_EMBEDDED_VECTOR_INDEX=pgvector profiles the earlier design (pgvector's HNSW inside PGlite, built at
+// `hnswMin` vectors); the default is the usearch graph (src/documents/ann).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { latencyQueries, loadCorpus } from '../bench/peers/corpus.ts';
-import { diskBytes } from '../bench/peers/corpus.ts';
+import { z } from 'zod';
+import { diskBytes, latencyQueries, loadCorpus } from '../bench/peers/corpus.ts';
 import { loadConfig } from '../src/config/index.ts';
-import { searchPassages, upsertDocuments } from '../src/documents/index.ts';
+import { chunkDocument, contentHash, documentInputSchema, searchPassages, upsertDocuments } from '../src/documents/index.ts';
+import { embeddingText } from '../src/documents/embed.ts';
+import { fieldsHash } from '../src/documents/hash.ts';
 import { createEmbeddingRegistry } from '../src/embeddings/index.ts';
 import { type DatabaseExecutor, migrate, openPglite, type Queryable } from '../src/platform/db/index.ts';
 import { createLogger } from '../src/platform/log.ts';
 
 const N = Number(process.argv[2] ?? 20_000);
 const HNSW_MIN = process.argv[3] ? Number(process.argv[3]) : undefined;
+const BATCH = 1000;
 const VECTOR_INDEX = process.env.ATRIUM_EMBEDDED_VECTOR_INDEX === 'pgvector' ? 'pgvector' : 'usearch';
 const log = createLogger({ level: 'warn' });
 const registry = createEmbeddingRegistry(loadConfig({ ...process.env, LOG_LEVEL: 'warn' }), log);
+const glove = registry.get(registry.defaultId);
 const { docs } = await loadCorpus(N);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profile-ingest-'));
 const raw = await openPglite(dir);
 await migrate(raw, log);
 await raw.query(`INSERT INTO connectors (id, tenant_id, connector_type, display_name) VALUES ('api-p', 'default', 'api', 'p')`);
 
-const times = new Map<string, number>();
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const sqlCpu = new Map<string, number>();
 const key = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 70);
-const timed = (q: Queryable): Queryable => ({
-  ...q,
-  query: async (sql: string, params?: unknown[]) => {
-    const s = performance.now();
+const timed = (q: Queryable): Queryable => {
+  const wrap = <A extends unknown[], R>(f: (sql: string, ...a: A) => Promise<R>) => async (sql: string, ...a: A): Promise<R> => {
+    const s = cpuMs();
     try {
-      return await q.query(sql, params as never);
+      return await f(sql, ...a);
     } finally {
-      times.set(key(sql), (times.get(key(sql)) ?? 0) + performance.now() - s);
+      sqlCpu.set(key(sql), (sqlCpu.get(key(sql)) ?? 0) + cpuMs() - s);
     }
-  },
-  exec: async (sql: string) => {
-    const s = performance.now();
-    try {
-      return await q.exec(sql);
-    } finally {
-      times.set(key(sql), (times.get(key(sql)) ?? 0) + performance.now() - s);
-    }
-  },
-}) as Queryable;
+  };
+  return { ...q, query: wrap(q.query.bind(q)), exec: wrap(q.exec.bind(q)) } as Queryable;
+};
 const db = Object.assign(Object.create(raw), timed(raw), {
   transaction: (f: (tx: Queryable) => Promise<unknown>) => raw.transaction((tx) => f(timed(tx))),
 }) as DatabaseExecutor;
+
+// The push route's body schema (src/http/routes/documents.ts).
+const bodySchema = z.object({ documents: z.array(documentInputSchema.strict()).min(1) }).strict();
+const jsCpu = { 'JSON.parse body': 0, 'zod body': 0, 'hash (content + fields)': 0, chunk: 0, 'embed (GloVe)': 0 };
+async function stage(name: keyof typeof jsCpu, f: () => unknown): Promise<void> {
+  const s = cpuMs();
+  await f();
+  jsCpu[name] += cpuMs() - s;
+}
 
 const deps = {
   db,
@@ -60,38 +75,51 @@ const deps = {
   documentIndex: { embeddedVectorIndex: VECTOR_INDEX },
   ...(HNSW_MIN !== undefined ? { hnswMinVectors: HNSW_MIN } : {}),
 } as const;
-const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 console.log(`vector index: ${VECTOR_INDEX}; ${N} documents; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 const t0 = performance.now();
-const cpu0 = process.cpuUsage();
-let tenth = performance.now();
-const batchCpu: number[] = [];
-for (let i = 0; i < N; i += 1000) {
-  const s = performance.now();
-  const c = process.cpuUsage();
-  await upsertDocuments(deps, { tenantId: 'default', connectorId: 'api-p', documents: docs.slice(i, i + 1000).map((d) => ({ external_id: d.id, title: d.title, content: d.content })) });
-  const batchS = (performance.now() - s) / 1000;
-  batchCpu.push(cpuMs(process.cpuUsage(c)) / 1000);
-  if ((i / 1000) % Math.max(1, Math.floor(N / 10000)) === 0) console.log(`batch at ${i}: ${(1000 / batchS).toFixed(0)} docs/s wall, ${batchCpu.at(-1)?.toFixed(2)} ms CPU per document`);
-  if ((i + 1000) % Math.max(1000, N / 5) === 0) {
-    const top = [...times.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8);
-    console.log(`-- up to ${i + 1000}: ${((performance.now() - tenth) / 1000).toFixed(1)} s; SQL ms by statement:`);
-    for (const [k, v] of top) console.log(`   ${v.toFixed(0).padStart(7)}  ${k}`);
-    times.clear();
-    tenth = performance.now();
+const c0 = cpuMs();
+let fifth = { wall: performance.now(), cpu: cpuMs() };
+const batches: { at: number; wall: number; cpu: number }[] = [];
+for (let i = 0; i < N; i += BATCH) {
+  const body = JSON.stringify({ documents: docs.slice(i, i + BATCH).map((d) => ({ external_id: d.id, title: d.title, content: d.content })) });
+  // The JS stages, measured on the batch beside the store (their CPU is not in the batch's docs/s below).
+  let input: z.infer<typeof bodySchema> = { documents: [] };
+  await stage('JSON.parse body', () => JSON.parse(body));
+  await stage('zod body', () => (input = bodySchema.parse(JSON.parse(body))));
+  await stage('hash (content + fields)', () => input.documents.map((d) => [contentHash(d), fieldsHash(d)]));
+  await stage('chunk', () => input.documents.map((d) => chunkDocument(d, { maxChars: 1200, overlapChars: 150 })));
+  await stage('embed (GloVe)', () => glove?.embed(input.documents.map((d) => embeddingText(d.title, d.content))));
+  const s = { wall: performance.now(), cpu: cpuMs() };
+  await upsertDocuments(deps, { tenantId: 'default', connectorId: 'api-p', documents: input.documents });
+  batches.push({ at: i, wall: performance.now() - s.wall, cpu: cpuMs() - s.cpu });
+  const b = batches[batches.length - 1];
+  if (b && ((i / BATCH) % Math.max(1, Math.floor(N / 10 / BATCH)) === 0 || i + BATCH >= N)) {
+    console.log(`batch at ${i}: ${(BATCH / (b.wall / 1000)).toFixed(0)} docs/s wall, ${(BATCH / (b.cpu / 1000)).toFixed(0)} docs/s CPU; load ${os.loadavg()[0]?.toFixed(1)}`);
+  }
+  if ((i + BATCH) % Math.max(BATCH, N / 5) === 0) {
+    const top = [...sqlCpu.entries()].sort((a, b) => b[1] - a[1]).slice(0, 9);
+    const docsIn = Math.max(BATCH, N / 5);
+    console.log(`-- up to ${i + BATCH}: ${((performance.now() - fifth.wall) / 1000).toFixed(1)} s wall, ${((cpuMs() - fifth.cpu) / 1000).toFixed(1)} s CPU; SQL CPU µs per document:`);
+    for (const [k, v] of top) console.log(`   ${((v * 1000) / docsIn).toFixed(0).padStart(7)}  ${k}`);
+    sqlCpu.clear();
+    fifth = { wall: performance.now(), cpu: cpuMs() };
   }
 }
-console.log(`total ${((performance.now() - t0) / 1000).toFixed(1)} s, ${(N / ((performance.now() - t0) / 1000)).toFixed(0)} docs/s; load ${os.loadavg()[0]?.toFixed(1)}`);
-const perDoc = cpuMs(process.cpuUsage(cpu0)) / N;
-console.log(
-  `CPU per document: ${perDoc.toFixed(2)} ms overall (${(1000 / perDoc).toFixed(0)} docs/s per core); first batch ${batchCpu[0]?.toFixed(2)} ms, last ${batchCpu.at(-1)?.toFixed(2)} ms`,
-);
+const wall = (performance.now() - t0) / 1000;
+const cpu = (cpuMs() - c0) / 1000 - Object.values(jsCpu).reduce((a, b) => a + b, 0) / 1000;
+console.log(`total ${wall.toFixed(1)} s wall, ${cpu.toFixed(1)} s CPU of the store: ${(N / wall).toFixed(0)} docs/s wall, ${(N / cpu).toFixed(0)} docs/s CPU; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+const first = batches[0];
+const last = batches[batches.length - 1];
+if (first && last) console.log(`first batch ${first.cpu.toFixed(0)} ms CPU, last ${last.cpu.toFixed(0)} ms CPU (${(last.cpu / first.cpu).toFixed(2)}×)`);
+console.log('JS stages of the push path, CPU µs per document:');
+for (const [k, v] of Object.entries(jsCpu)) console.log(`   ${((v * 1000) / N).toFixed(0).padStart(7)}  ${k}`);
+
 // Searches: vector-only and hybrid, the shared sets' queries (200 each, after 10 to warm up).
 for (const mode of ['vector', 'hybrid'] as const) {
   const queries = await latencyQueries(200);
   for (const q of queries.slice(0, 10)) await searchPassages(deps, { tenantId: 'default', query: q, limit: 10, mode });
   const wall: number[] = [];
-  const c = process.cpuUsage();
+  const c = cpuMs();
   for (const q of queries) {
     const s = performance.now();
     await searchPassages(deps, { tenantId: 'default', query: q, limit: 10, mode });
@@ -99,26 +127,38 @@ for (const mode of ['vector', 'hybrid'] as const) {
   }
   wall.sort((a, b) => a - b);
   const pct = (p: number) => wall[Math.min(wall.length - 1, Math.floor(p * wall.length))]?.toFixed(1);
-  console.log(`${mode}: ${(cpuMs(process.cpuUsage(c)) / queries.length).toFixed(2)} ms CPU per query; wall p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms; load ${os.loadavg()[0]?.toFixed(1)}`);
+  console.log(`${mode}: ${((cpuMs() - c) / queries.length).toFixed(2)} ms CPU per query; wall p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms; load ${os.loadavg()[0]?.toFixed(1)}`);
 }
-const sizes = await raw.query<{ name: string; bytes: number }>(
-  `SELECT c.relname AS name, pg_relation_size(c.oid)::bigint AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-   WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') OR c.relname LIKE 'pg_toast%' ORDER BY 2 DESC LIMIT 16`,
+
+// Bytes: each table with its TOAST and its indexes.
+const sizes = await raw.query<{ name: string; heap: number; toast: number; idx: number }>(
+  `SELECT c.relname AS name, pg_relation_size(c.oid)::bigint AS heap,
+          coalesce(pg_relation_size(nullif(c.reltoastrelid, 0)), 0)::bigint AS toast, pg_indexes_size(c.oid)::bigint AS idx
+   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 5`,
 );
-for (const r of sizes.rows) console.log(`${String((Number(r.bytes) / 2 ** 20).toFixed(1)).padStart(8)} MB  ${r.name}`);
+const kb = (b: number) => ((Number(b) / N / 1024).toFixed(2)).padStart(6);
+console.log('KB per document: heap, TOAST, indexes');
+for (const r of sizes.rows) console.log(`   ${kb(r.heap)} ${kb(r.toast)} ${kb(r.idx)}  ${r.name}`);
+const idx = await raw.query<{ name: string; bytes: number }>(
+  `SELECT c.relname AS name, pg_relation_size(c.oid)::bigint AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.relkind = 'i' AND n.nspname = 'public' ORDER BY 2 DESC LIMIT 8`,
+);
+console.log('largest indexes, KB per document:');
+for (const r of idx.rows) console.log(`   ${kb(r.bytes)}  ${r.name}`);
 await raw.close();
 // Cold open: the folder opened again, the first vector query (usearch: read and verify the graph file, reconcile).
 {
   const again = await openPglite(dir);
   const d2 = { ...deps, db: again };
   const [q] = await latencyQueries(1);
-  const c = process.cpuUsage();
+  const c = cpuMs();
   const s = performance.now();
   await searchPassages(d2, { tenantId: 'default', query: q ?? 'query', limit: 10, mode: 'vector' });
-  const first = { cpu: cpuMs(process.cpuUsage(c)), wall: performance.now() - s };
-  const c2 = process.cpuUsage();
+  const first = { cpu: cpuMs() - c, wall: performance.now() - s };
+  const c2 = cpuMs();
   await searchPassages(d2, { tenantId: 'default', query: q ?? 'query', limit: 10, mode: 'vector' });
-  console.log(`reopened: first vector query ${first.cpu.toFixed(0)} ms CPU (${first.wall.toFixed(0)} ms wall), the next ${cpuMs(process.cpuUsage(c2)).toFixed(1)} ms CPU`);
+  console.log(`reopened: first vector query ${first.cpu.toFixed(0)} ms CPU (${first.wall.toFixed(0)} ms wall), the next ${(cpuMs() - c2).toFixed(1)} ms CPU`);
   await again.close();
 }
 await registry.close();

@@ -69,7 +69,7 @@ export async function embedPendingChunks(
   for (;;) {
     input.signal?.throwIfAborted();
     const rows = await db.query<{ id: string; document_id: string; content: string; title: string }>(
-      `SELECT c.id, c.document_id, c.content, d.title FROM chunks c JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
+      `SELECT c.id, c.document_id, coalesce(c.content, d.content) AS content, d.title FROM chunks c JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
        WHERE c.tenant_id = $1 AND c.embedding_model IS NULL ${docFilter} AND c.id > $${params.length + 1}
        ORDER BY c.id LIMIT ${batchSize}`,
       [...params, after],

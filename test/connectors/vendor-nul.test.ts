@@ -23,7 +23,7 @@ describe('connector documents with U+0000 from the vendor', () => {
     });
     assert.equal(r.added, 2);
     const rows = await t.db.query<{ external_id: string; title: string; content: string; metadata: unknown }>(
-      'SELECT d.external_id, d.title, c.content, d.metadata FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.source_node = $1 ORDER BY 1',
+      'SELECT d.external_id, d.title, coalesce(c.content, d.content) AS content, d.metadata FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.source_node = $1 ORDER BY 1',
       [c.connector_id],
     );
     const first = rows.rows.find((x) => x.external_id === 'ab');

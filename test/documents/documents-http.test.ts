@@ -75,7 +75,7 @@ describe('documents over HTTP', () => {
 
     const changed = await push('api-one', [doc(1, { content: 'Cold brew steeps for eighteen hours.', metadata: { channel: 'barista' } })]);
     assert.equal(changed.json().updated, 1);
-    const after = await t.db.query<{ id: string; content: string }>("SELECT c.id, c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.external_id = 'ext-1'");
+    const after = await t.db.query<{ id: string; content: string }>("SELECT c.id, coalesce(c.content, d.content) AS content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.external_id = 'ext-1'");
     assert.equal(after.rows.length, 1);
     assert.ok(!before.rows.some((r) => r.id === after.rows[0]?.id));
     assert.equal(after.rows[0]?.content, 'Cold brew steeps for eighteen hours.');

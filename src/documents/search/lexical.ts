@@ -1,7 +1,7 @@
 import { BM25, bm25Idf } from '../fusion.ts';
 import type { DocumentsDeps } from '../types.ts';
 import type { FilterPlan } from './filters.ts';
-import { type Params, prepared, quoteLexeme } from './sql.ts';
+import { type Params, prepared } from './sql.ts';
 
 /** Chunks rescored exactly per lexical top-k slot (unfiltered; filtered queries rescore 4× more). */
 export const RESCORE_FACTOR = 2;
@@ -181,8 +181,9 @@ export async function planLexical(
   const stats = await queryTermStats(deps, o.tenantId, o.language, o.query);
   if (stats.terms.length === 0) return { plan: null, corpusChunks: stats.chunkCount };
   const bm25 = bm25Sql(stats, p);
-  // A function: its tsquery parameter is added only if the statement uses this path.
-  const tsquery = () => `${p.add(stats.terms.map((t) => quoteLexeme(t.term)).join(' | '))}::tsquery`;
+  // A function: its parameter is added only if the statement uses this path. The chunks that hold any query term,
+  // through the GIN index on `terms` (migration 105).
+  const anyTerm = () => `c.terms && ${p.add(stats.terms.map((t) => t.term))}::text[]`;
   // Filtered, it starts from the documents that pass (their indexes, migration 052; OFFSET 0 keeps
   // the planner from starting at the full-text index, whose OR of common words can match most of
   // the corpus): the impact-list path only falls back here when few candidates pass the filter.
@@ -191,10 +192,10 @@ export async function planLexical(
       ? `SELECT c.id, ${bm25} AS score
           FROM (${filters.passingDocs()} OFFSET 0) fd
           JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id${TF_JOIN}
-          WHERE c.fts @@ ${tsquery()}
+          WHERE ${anyTerm()}
           ORDER BY score DESC LIMIT ${k}`
       : `SELECT c.id, ${bm25} AS score FROM chunks c${filters.docJoin}${filters.conJoin}${TF_JOIN}
-          WHERE c.tenant_id = ${tenant} AND c.fts @@ ${tsquery()}${filters.sql}
+          WHERE c.tenant_id = ${tenant} AND ${anyTerm()}${filters.sql}
           ORDER BY score DESC LIMIT ${k}`;
   const scalar = `(SELECT ${bm25} FROM ${TF_ARRAYS} t)`;
   if (o.path === 'exhaustive') return { plan: { ctes: [`lex AS (${exhaustive()})`], bm25: scalar, impact: null }, corpusChunks: stats.chunkCount };

@@ -39,7 +39,7 @@ export async function passagesOf(deps: DocumentsDeps, req: { tenantId: string; v
   const needVec = ranked.some((r) => r.vector === null && r.embedding_model !== null);
   const params: unknown[] = [req.tenantId, ranked.map((r) => r.chunk_id)];
   const acl = aclCondition(req.viewer, (v) => `$${params.push(v)}`, 'c');
-  const sql = `SELECT c.id AS chunk_id, c.ordinal, c.heading, c.content,${needVec ? ` ${vectorText(deps.db)} AS vec,` : ''}
+  const sql = `SELECT c.id AS chunk_id, c.ordinal, c.heading, coalesce(c.content, d.content) AS content,${needVec ? ` ${vectorText(deps.db)} AS vec,` : ''}
            d.source_node, d.external_id, d.title, d.url, d.author, d.document_type, d.created_at, d.updated_at, d.ingested_at, d.metadata, d.acl,
            k.connector_type
     FROM chunks c JOIN documents d ON d.id = c.document_id AND d.tenant_id = c.tenant_id
