@@ -2,6 +2,7 @@ import { annGraph } from '../ann/index.ts';
 import type { DocumentsDeps } from '../types.ts';
 import { vectorLiteral } from '../vectors.ts';
 import type { VectorInput, VectorPlan } from './vector.ts';
+import { vecOrExact } from './filters.ts';
 import { sqlString } from './sql.ts';
 
 /**
@@ -45,19 +46,5 @@ export async function annPlan(deps: DocumentsDeps, o: VectorInput): Promise<Vect
           ) x
           ORDER BY u.ord LIMIT ${depth}`;
   if (!filtered || exhausted) return { ...base, ctes: [`vec AS (${annList})`] };
-  const short = `(SELECT count(*) FROM vec_ann) < ${depth}`;
-  return {
-    ...base,
-    ctes: [
-      `vec_ann AS (${annList})`,
-      `vec AS (
-            SELECT id FROM vec_ann WHERE NOT ${short}
-            UNION ALL
-            (SELECT c.id FROM (${filters.passingDocs(`${short} AND `)} OFFSET 0) fd
-             JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id
-             WHERE c.embedding_model = ${model}
-             ORDER BY ${dist('c')} + 0 LIMIT ${depth})
-          )`,
-    ],
-  };
+  return { ...base, ctes: [`vec_ann AS (${annList})`, vecOrExact('vec_ann', { filters, tenant, model, depth, dist })] };
 }

@@ -69,3 +69,21 @@ export function planFilters(req: SearchRequest, viewer: Viewer, tenant: string, 
     chunkPasses: [chunkAclSql, rest ? restPasses : null].filter((x) => x !== null).join(' AND ') || 'true',
   };
 }
+
+/**
+ * The `vec` CTE over an approximate filtered list (`list`, the name of a CTE of chunk ids): that list while it holds
+ * `depth` chunks, else the passing documents' chunks scored exactly (`+ 0` keeps the planner off the HNSW ordering),
+ * so a reader or filter that passes a small share still gets its true top `depth`. Used by the pgvector walk and the
+ * embedded ANN list alike.
+ */
+export function vecOrExact(list: string, o: { filters: FilterPlan; tenant: string; model: string; depth: number; dist: (alias: string) => string }): string {
+  const short = `(SELECT count(*) FROM ${list}) < ${o.depth}`;
+  return `vec AS (
+            SELECT id FROM ${list} WHERE NOT ${short}
+            UNION ALL
+            (SELECT c.id FROM (${o.filters.passingDocs(`${short} AND `)} OFFSET 0) fd
+             JOIN chunks c ON c.tenant_id = ${o.tenant} AND c.document_id = fd.id
+             WHERE c.embedding_model = ${o.model}
+             ORDER BY ${o.dist('c')} + 0 LIMIT ${o.depth})
+          )`;
+}

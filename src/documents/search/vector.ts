@@ -2,7 +2,7 @@ import type { Queryable } from '../../platform/db/index.ts';
 import { annServes } from '../ann/index.ts';
 import type { DocumentsDeps } from '../types.ts';
 import { vectorLiteral } from '../vectors.ts';
-import type { FilterPlan } from './filters.ts';
+import { type FilterPlan, vecOrExact } from './filters.ts';
 import { annPlan } from './ann-plan.ts';
 import { type Params, sqlString } from './sql.ts';
 
@@ -93,18 +93,7 @@ function pgvectorPlan(deps: DocumentsDeps, o: VectorInput): VectorPlan {
     walkGate = 'NOT (SELECT yes FROM vec_exact) AND ';
   }
   // Gated off (a small filtered set), the walk finds nothing, so the exact branch runs.
-  const short = `(SELECT count(*) FROM vec_walk) < ${depth}`;
-  ctes.push(
-    `vec_walk AS (${walk(walkGate, ` AND ${filters.chunkPasses}`)})`,
-    `vec AS (
-            SELECT id FROM vec_walk WHERE NOT ${short}
-            UNION ALL
-            (SELECT c.id FROM (${filters.passingDocs(`${short} AND `)} OFFSET 0) fd
-             JOIN chunks c ON c.tenant_id = ${tenant} AND c.document_id = fd.id
-             WHERE c.embedding_model = ${model}
-             ORDER BY ${dist('c')} + 0 LIMIT ${depth})
-          )`,
-  );
+  ctes.push(`vec_walk AS (${walk(walkGate, ` AND ${filters.chunkPasses}`)})`, vecOrExact('vec_walk', { filters, tenant, model, depth, dist }));
   return { ...base, ctes };
 }
 
