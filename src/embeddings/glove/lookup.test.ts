@@ -17,7 +17,7 @@ describe('word lookup over the cache vocabulary', () => {
   it('compares UTF-8 bytes, so accented, CJK and astral words match only themselves', () => {
     const words = ['cafe', 'café', '東京', 'naïve', '😀', "n't"];
     const lookup = createWordLookup(tableOf(words));
-    words.forEach((w, i) => assert.equal(lookup.rowOf(w), i, w));
+    for (const [i, w] of words.entries()) assert.equal(lookup.rowOf(w), i, w);
     assert.equal(lookup.rowOf('cafè'), -1);
     assert.equal(lookup.rowOf('東'), -1);
     assert.equal(lookup.rowOf('x'.repeat(500)), -1, 'a word longer than the scratch buffer');
