@@ -25,14 +25,19 @@ export interface Runtime {
   readonly app: App;
   readonly worker: Worker;
   readonly embeddings: ManagedEmbeddingRegistry;
+  /** Milliseconds each start-up stage took: open storage, migrations check, composing the app. */
+  readonly startup: { readonly openMs: number; readonly migrateMs: number; readonly composeMs: number };
   close(): Promise<void>;
 }
 
 /** Opens storage, migrates, composes every capability, and returns the un-listened app and the worker. */
 export async function createRuntime(config: Config, log: Logger, opts: { clock?: Clock; db?: DatabaseExecutor; command?: string } = {}): Promise<Runtime> {
+  const t0 = performance.now();
   const db = opts.db ?? (await openDatabase(config, log, opts.command));
+  const t1 = performance.now();
   try {
     await migrate(db, log);
+    const t2 = performance.now();
     if (config.adminApiKey) await upsertBootstrapKey(db, config.adminApiKey);
     acceptBootstrapKey(db, Boolean(config.adminApiKey));
     const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
@@ -81,6 +86,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { clock?:
       app,
       worker,
       embeddings,
+      startup: { openMs: Math.round(t1 - t0), migrateMs: Math.round(t2 - t1), composeMs: Math.round(performance.now() - t2) },
       async close() {
         if (closed) return;
         closed = true;

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import git, { type HttpClient, type ReadCommitResult } from 'isomorphic-git';
-import nodeHttp from 'isomorphic-git/http/node';
+import type { HttpClient, ReadCommitResult } from 'isomorphic-git';
 import { rateLimitFromResponse, type SourceContext, VendorAuthError, VendorRateLimitedError } from '../kit/index.ts';
 import type { GitHubCredentials, GitHubSettings } from './schemas.ts';
 
@@ -67,7 +66,19 @@ export function wikiPageName(file: string): string | null {
 /** The wiki git URL of a repository, from its `html_url` (github.com, GitHub Enterprise, tests' fakes). */
 export const wikiGitUrl = (htmlUrl: string) => `${htmlUrl.replace(/\/$/, '')}.wiki.git`;
 
-function httpClient(ctx: Ctx): HttpClient {
+type Git = typeof import('isomorphic-git').default;
+type GitHttp = typeof import('isomorphic-git/http/node').default;
+let gitModules: Promise<{ git: Git; nodeHttp: GitHttp }> | undefined;
+/** isomorphic-git, loaded on the first wiki read rather than at every start (~0.1 s of CPU, issue 29). */
+function loadGit(): Promise<{ git: Git; nodeHttp: GitHttp }> {
+  gitModules ??= Promise.all([import('isomorphic-git'), import('isomorphic-git/http/node')]).then(([g, h]) => ({ git: g.default, nodeHttp: h.default }));
+  gitModules.catch(() => {
+    gitModules = undefined;
+  });
+  return gitModules;
+}
+
+function httpClient(ctx: Ctx, nodeHttp: GitHttp): HttpClient {
   return {
     async request(req) {
       await ctx.acquire();
@@ -110,7 +121,7 @@ async function gitCall<T>(repo: string, fn: () => Promise<T>): Promise<T | null>
 }
 
 /** Paths whose blob differs between two trees (recursing only into subtrees that differ). */
-async function changedPaths(dir: string, cache: object, a: string, b: string | null, prefix: string, out: Set<string>): Promise<void> {
+async function changedPaths(git: Git, dir: string, cache: object, a: string, b: string | null, prefix: string, out: Set<string>): Promise<void> {
   const ta = await git.readTree({ fs, dir, oid: a, cache });
   const tb = b ? await git.readTree({ fs, dir, oid: b, cache }) : null;
   const before = new Map((tb?.tree ?? []).map((e) => [e.path, e]));
@@ -118,13 +129,13 @@ async function changedPaths(dir: string, cache: object, a: string, b: string | n
     const old = before.get(entry.path);
     if (old?.oid === entry.oid) continue;
     const p = `${prefix}${entry.path}`;
-    if (entry.type === 'tree') await changedPaths(dir, cache, entry.oid, old?.type === 'tree' ? old.oid : null, `${p}/`, out);
+    if (entry.type === 'tree') await changedPaths(git, dir, cache, entry.oid, old?.type === 'tree' ? old.oid : null, `${p}/`, out);
     else if (entry.type === 'blob') out.add(p);
   }
 }
 
 /** The last commit (within the fetched history) that changed each page. */
-async function attribute(dir: string, cache: object, head: string, paths: readonly string[]): Promise<Map<string, ReadCommitResult>> {
+async function attribute(git: Git, dir: string, cache: object, head: string, paths: readonly string[]): Promise<Map<string, ReadCommitResult>> {
   const found = new Map<string, ReadCommitResult>();
   const commits = await git.log({ fs, dir, ref: head, depth: WIKI_HISTORY_DEPTH, cache });
   const remaining = new Set(paths);
@@ -134,7 +145,7 @@ async function attribute(dir: string, cache: object, head: string, paths: readon
     let changed: Set<string>;
     if (parent && c.commit.parent.includes(parent.oid)) {
       changed = new Set();
-      await changedPaths(dir, cache, c.commit.tree, parent.commit.tree, '', changed);
+      await changedPaths(git, dir, cache, c.commit.tree, parent.commit.tree, '', changed);
     } else if (c.commit.parent.length === 0) {
       changed = new Set(remaining); // the root commit created whatever is still unattributed
     } else break; // the shallow boundary: older history was not fetched
@@ -151,7 +162,8 @@ async function attribute(dir: string, cache: object, head: string, paths: readon
  */
 export async function readWiki(ctx: Ctx, repo: string, htmlUrl: string, knownHead: string | null, maxBytes: number): Promise<WikiRead> {
   const url = wikiGitUrl(htmlUrl);
-  const http = httpClient(ctx);
+  const { git, nodeHttp } = await loadGit();
+  const http = httpClient(ctx, nodeHttp);
   const token = ctx.credentials.access_token ?? '';
   const auth = { username: 'x-access-token', password: token };
   // The token goes with every request (as with the REST API) and answers a Basic challenge too; it is
@@ -184,7 +196,7 @@ export async function readWiki(ctx: Ctx, repo: string, htmlUrl: string, knownHea
         return true;
       },
     });
-    const commits = await attribute(dir, cache, cloneHead, files.map((f) => f.path));
+    const commits = await attribute(git, dir, cache, cloneHead, files.map((f) => f.path));
     const pages: WikiPage[] = [];
     for (const f of files) {
       const { blob } = await git.readBlob({ fs, dir, oid: f.oid, cache });

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { InvalidInputLinearError } from '@linear/sdk';
 import { constantTimeEqual, type SourceContext, type SourceDocument, type WebhookCapability } from '../kit/index.ts';
-import { linearRequest } from './client.ts';
+import { isLinearNotFound, linearRequest } from './client.ts';
 import type { LinearCredentials, LinearSettings } from './schemas.ts';
 import { ENTITIES, type Entity, type EntityName } from './sync.ts';
 
@@ -76,7 +75,7 @@ async function fetchOne(ctx: Ctx, field: string, fields: string, id: string): Pr
     const r = await linearRequest<Record<string, Record<string, unknown> | null>>(ctx, `query One($id: String!) { ${field}(id: $id) { ${fields} } }`, { id });
     return r[field] ?? null;
   } catch (err) {
-    if (err instanceof InvalidInputLinearError && /not found/i.test(err.message)) return null;
+    if (isLinearNotFound(err)) return null;
     throw err;
   }
 }

@@ -1,23 +1,22 @@
 import { STOP_WORDS, sifWeight, tokenizeWords } from '../text.ts';
 import { l2normalize } from '../vector.ts';
 import type { WordVectorTable } from './format.ts';
+import { createWordLookup, type WordLookup } from './lookup.ts';
 
 export type Weighting = 'sif' | 'mean';
 
-/** A word-vector table with its lookup map, ready to average. */
+/** A word-vector table with its word lookup, ready to average. */
 export interface WordIndex {
   readonly table: WordVectorTable;
-  readonly rowOf: ReadonlyMap<string, number>;
+  readonly lookup: WordLookup;
   readonly weights: Float32Array;
 }
 
 export function indexWordVectors(table: WordVectorTable, weighting: Weighting = 'sif'): WordIndex {
-  const rowOf = new Map<string, number>();
-  for (let i = 0; i < table.words.length; i++) rowOf.set(table.words[i]!, i);
-  const n = table.words.length;
+  const n = table.count;
   const weights = new Float32Array(n);
   for (let i = 0; i < n; i++) weights[i] = weighting === 'sif' ? sifWeight(i, n) : 1;
-  return { table, rowOf, weights };
+  return { table, lookup: createWordLookup(table), weights };
 }
 
 /** Rows of the words of `text` (hyphenated compounds missing from the vocabulary are split). */
@@ -25,8 +24,8 @@ export function lookupRows(index: WordIndex, text: string): { content: number[];
   const content: number[] = [];
   const all: number[] = [];
   const add = (word: string) => {
-    const row = index.rowOf.get(word);
-    if (row === undefined) return false;
+    const row = index.lookup.rowOf(word);
+    if (row < 0) return false;
     all.push(row);
     if (!STOP_WORDS.has(word)) content.push(row);
     return true;

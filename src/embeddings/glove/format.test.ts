@@ -29,6 +29,16 @@ describe('word-vector cache format', () => {
       }
     }
     assert.equal(table.scales[4], 0);
+    assert.equal(table.count, words.length);
+  });
+
+  it('reads a table from a Buffer at an unaligned offset', () => {
+    const good = encodeWordVectors(['x', 'yy'], Float32Array.from([1, -2, 3, 0.5]), 2);
+    const shifted = Buffer.alloc(good.length + 1);
+    good.copy(shifted, 1);
+    const table = decodeWordVectors(shifted.subarray(1));
+    assert.deepEqual(table.words, ['x', 'yy']);
+    assert.ok(Math.abs(table.values[2]! * table.scales[1]! - 3) < 0.03);
   });
 
   it('keeps averaged vectors within 0.1% cosine of the Float32 average', () => {
@@ -53,6 +63,9 @@ describe('word-vector cache format', () => {
     assert.throws(() => decodeWordVectors(Buffer.from('not a cache at all, definitely')), /bad magic/);
     const good = encodeWordVectors(['a', 'b'], new Float32Array(4).fill(1), 2);
     assert.throws(() => decodeWordVectors(good.subarray(0, good.length - 1)), /truncated/);
+    const lying = Buffer.from(encodeWordVectors(['ab', 'c'], new Float32Array(4).fill(1), 2));
+    lying.writeUInt8(0x0a, 21); // 'a\n\nc': three words under a header that says two
+    assert.throws(() => decodeWordVectors(lying), /does not match its header/);
     assert.throws(() => encodeWordVectors(['a'], new Float32Array(3), 2), /expected 2 values/);
     assert.throws(() => encodeWordVectors(['a\nb'], new Float32Array(2), 2), /newline/);
   });

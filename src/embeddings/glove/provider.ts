@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { EmbeddingProvider } from '../provider.ts';
 import { averageWordVectors, indexWordVectors, type WordIndex } from './average.ts';
@@ -23,9 +23,9 @@ export function createGloveProvider(opts: { cacheDir: string; log?: Logger }): G
     loading ??= (async () => {
       const started = performance.now();
       const file = await ensureGloveCache(opts.cacheDir, opts.log);
-      const index = indexWordVectors(decodeWordVectors(await fs.readFile(file)));
+      const index = indexWordVectors(decodeWordVectors(fs.readFileSync(file)));
       loadMs = performance.now() - started;
-      opts.log?.info({ model: GLOVE_MODEL_ID, words: index.table.words.length, ms: Math.round(loadMs) }, 'embedding model loaded');
+      opts.log?.info({ model: GLOVE_MODEL_ID, words: index.table.count, ms: Math.round(loadMs) }, 'embedding model loaded');
       return index;
     })();
     loading.catch(() => {

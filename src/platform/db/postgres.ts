@@ -1,18 +1,19 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseExecutor, Queryable } from './executor.ts';
 
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    // int8 as a JS number, as PGlite returns it: counts and ids stay well below 2^53.
-    if (oid === 20) return (v: string) => Number(v);
-    return pg.types.getTypeParser(oid, format);
-  },
-};
-
 /** Connects to PostgreSQL at `url`; enables pgvector when the server has it, else warns and degrades. */
 export async function openPostgres(url: string, log: Logger, opts: { max?: number } = {}): Promise<DatabaseExecutor> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types });
+  // Loaded here, not at start: embedded storage never needs the driver (issue 29, ~40 ms of every start).
+  const { default: driver } = await import('pg');
+  const types = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      // int8 as a JS number, as PGlite returns it: counts and ids stay well below 2^53.
+      if (oid === 20) return (v: string) => Number(v);
+      return driver.types.getTypeParser(oid, format);
+    },
+  };
+  const pool = new driver.Pool({ connectionString: url, max: opts.max ?? 10, types });
   pool.on('error', (err) => log.error({ err }, 'idle postgres client failed'));
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []) {
