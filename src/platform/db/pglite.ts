@@ -66,7 +66,7 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
     throw err;
   }
   // Prepared statements belong to the one PGlite session, so transactions share them.
-  const prepared = new Set<string>();
+  const prepared = new Map<string, Promise<void>>();
   // This process is the database's only client: every write goes through here (see writeEpoch).
   let epoch = 0;
   // Bumped before a write is sent and again when it is done, so a read that overlapped it is never
@@ -98,14 +98,19 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
       // Only read statements go through here (retrieval); a write is counted like query().
       if (noteWrite(sql)) epoch++;
       const name = `atrium_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-      if (!prepared.has(name)) {
+      // Concurrent first uses of one statement share its PREPARE (a second PREPARE of the name is an error).
+      let ready = prepared.get(name);
+      if (!ready) {
         if (prepared.size >= MAX_PREPARED) {
-          await q.exec('DEALLOCATE ALL');
+          // Sent before any PREPARE that follows (PGlite runs statements in the order they are sent).
           prepared.clear();
+          await q.exec('DEALLOCATE ALL');
         }
-        await q.exec(`PREPARE ${name} AS ${sql}`);
-        prepared.add(name);
+        ready = q.exec(`PREPARE ${name} AS ${sql}`).then(() => undefined);
+        prepared.set(name, ready);
+        ready.catch(() => prepared.delete(name));
       }
+      await ready;
       // PGlite binds no parameters to a utility statement: the arguments go in as quoted literals,
       // each coerced to the type PREPARE inferred for it.
       const args = params.map(sqlLiteral).join(', ');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { isReadOnlyStatement } from '../src/platform/db/executor.ts';
-import type { DatabaseExecutor } from '../src/platform/db/index.ts';
-import { openTestPglite } from './support/db.ts';
+import { isReadOnlyStatement } from '../../src/platform/db/executor.ts';
+import type { DatabaseExecutor } from '../../src/platform/db/index.ts';
+import { openTestPglite } from '../support/db.ts';
 
 let db: DatabaseExecutor;
 before(async () => {

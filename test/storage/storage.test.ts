@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { authenticateKey, createApiKey, ensureTenant, listApiKeys, revokeApiKey } from '../src/access/index.ts';
-import { queryAudit, recordAudit } from '../src/audit/index.ts';
-import { type DatabaseExecutor, migrate, openPostgres } from '../src/platform/db/index.ts';
-import { createWorker, enqueueJob, getJob, type JobHandler, NonRetriableError } from '../src/platform/jobs/index.ts';
-import { openTestPglite, openTestPostgres, silentLog } from './support/db.ts';
+import { authenticateKey, createApiKey, ensureTenant, listApiKeys, revokeApiKey } from '../../src/access/index.ts';
+import { queryAudit, recordAudit } from '../../src/audit/index.ts';
+import { type DatabaseExecutor, migrate, openPostgres } from '../../src/platform/db/index.ts';
+import { createWorker, enqueueJob, getJob, type JobHandler, NonRetriableError } from '../../src/platform/jobs/index.ts';
+import { openTestPglite, openTestPostgres, silentLog } from '../support/db.ts';
 
 /** The same storage suite on embedded PGlite and on the machine's PostgreSQL. */
 function storageSuite(name: string, open: () => Promise<{ db: DatabaseExecutor; close(): Promise<void> }>) {

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createSession } from '../src/auth/sessions.ts';
-import { upsertUser } from '../src/auth/users.ts';
-import { WebSocketTransport } from '../src/mcp/index.ts';
-import type { Worker } from '../src/platform/jobs/index.ts';
-import { connectorWorker, syncConnector } from './connectors/support.ts';
-import { type FakeGitHub, seededRepo, startFakeGitHub } from './fakes/github.ts';
-import { type FakeSlack, startFakeSlack } from './fakes/slack.ts';
-import { listen, openSocket, upgradeStatus } from './mcp/support.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createSession } from '../../src/auth/sessions.ts';
+import { upsertUser } from '../../src/auth/users.ts';
+import { WebSocketTransport } from '../../src/mcp/index.ts';
+import type { Worker } from '../../src/platform/jobs/index.ts';
+import { connectorWorker, syncConnector } from '../connectors/support.ts';
+import { type FakeGitHub, seededRepo, startFakeGitHub } from '../fakes/github.ts';
+import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
+import { listen, openSocket, upgradeStatus } from '../mcp/support.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**
  * Permission-aware retrieval through the real surfaces: a tenant with a private Slack channel (members synced from

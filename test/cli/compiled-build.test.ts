@@ -6,14 +6,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 // @ts-expect-error: a plain ES module of the build tooling (scripts/build-server.mjs), typed by its use here
-import { buildServer, compiledBuild, startEntry } from '../scripts/build-server.mjs';
-import { BIN, freePort } from './support/spawn.ts';
+import { buildServer, compiledBuild, startEntry } from '../../scripts/build-server.mjs';
+import { BIN, freePort } from '../support/spawn.ts';
 
 type Entry = { entry: string | null; reason: string | null };
 const build = buildServer as (where: { root?: string; outDir?: string }) => Promise<{ inputs: number }>;
 const check = compiledBuild as (where: { root?: string; outDir?: string }) => Entry;
 const choose = startEntry as (env: Record<string, string | undefined>, where: { root?: string; outDir?: string }) => Entry;
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 // scripts/build-server.mjs and bin/atrium's choice between dist/atrium.js and the sources (issue 29).
 describe('the compiled build', () => {

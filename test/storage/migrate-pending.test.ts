@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type DatabaseExecutor, migrate, NewerDatabaseError, openPglite } from '../src/platform/db/index.ts';
-import { silentLog } from './support/db.ts';
+import { type DatabaseExecutor, migrate, NewerDatabaseError, openPglite } from '../../src/platform/db/index.ts';
+import { silentLog } from '../support/db.ts';
 
 // A start with nothing pending lists migrations/ and runs one query; it reads no migration file (issue 29).
 describe('migrations at start', () => {

@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openPglite } from '../src/platform/db/index.ts';
-import { runCli, spawnServer } from './support/spawn.ts';
+import { openPglite } from '../../src/platform/db/index.ts';
+import { runCli, spawnServer } from '../support/spawn.ts';
 
 async function grepDir(dir: string, needle: string): Promise<string[]> {
   const hits: string[] = [];
