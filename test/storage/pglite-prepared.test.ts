@@ -96,3 +96,11 @@ test('writeEpoch changes with every write sent through the executor (transaction
   );
   assert.notEqual(db.writeEpoch(), e2, 'a rolled-back write still counts (readers refresh, nothing stale)');
 });
+
+test('concurrent first uses of one statement share its PREPARE (no "prepared statement already exists")', async () => {
+  const run = db.queryPrepared?.bind(db);
+  assert.ok(run);
+  const sql = 'SELECT $1::int * 3 AS v';
+  const rows = await Promise.all([1, 2, 3, 4].map(async (n) => (await run<{ v: number }>(sql, [n])).rows[0]?.v));
+  assert.deepEqual(rows, [3, 6, 9, 12]);
+});
