@@ -6,7 +6,8 @@
 // p50 / p99 sequential and with 4 clients, and nDCG@10 on the shared sets; writes the "peers" section of
 // docs/benchmarks.md with ratios Atrium / peer. BENCH_PEERS_ENGINES=atrium,atrium-pg,lancedb,orama narrows
 // it; BENCH_PEERS_QUERIES (default 200; Orama runs a quarter of them: ~1 s each at 100k). Results are saved per
-// engine in .cache/peers/results-N.json; `--report-only` writes the section again from them.
+// engine in .cache/peers/results-N.json (a run replaces the engines it runs and keeps the others' saved results);
+// `--report-only` writes the section again from them.
 // The corpus is described in bench/peers/corpus.ts.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -116,7 +117,9 @@ function runChild(args: string[]): Promise<{ out: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, LANCEDB_LOG: 'error', RUST_LOG: 'error' },
+      // LanceDB 0.31's full-text index build never finishes on this corpus at 100k with its default of one CPU
+      // thread per core on a 2-core machine (no CPU used after ~4 s; seen 2026-11-29); with 4 threads it takes ~2 s.
+      env: { ...process.env, LANCEDB_LOG: 'error', RUST_LOG: 'error', LANCE_CPU_THREADS: process.env.LANCE_CPU_THREADS ?? String(Math.max(4, os.cpus().length)) },
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
@@ -223,7 +226,9 @@ async function main(): Promise<void> {
   process.stderr.write(`peers: ${DOCS} documents; preparing the corpus (cached in ${CACHE})\n`);
   await loadCorpus(DOCS);
   await prepareQueries();
-  const results: EngineResult[] = [];
+  // Engines not run this time keep their saved results (so a run can be split: BENCH_PEERS_ENGINES=orama …).
+  const earlier = fs.existsSync(saved) ? (JSON.parse(fs.readFileSync(saved, 'utf8')) as EngineResult[]) : [];
+  const results: EngineResult[] = earlier.filter((r) => !engines.includes(r.engine));
   for (const e of engines) {
     process.stderr.write(`peers: ${e} (load ${loadNow()})\n`);
     try {
