@@ -37,6 +37,55 @@ async function probeClock(url: string, now: Date, skewMs: number): Promise<{ rea
   }
 }
 
+type SsoConfig = NonNullable<Awaited<ReturnType<typeof getSsoConfig>>>;
+
+/** Validates a pasted SAML response as the ACS would (request, replay, identity mapping) without consuming anything. */
+async function dryRunSamlResponse(deps: SsoDeps, actor: Actor, cfg: SsoConfig, saml: NonNullable<SsoConfig['saml']>, samlResponse: string, now: Date) {
+  const skewMs = deps.config.sso.clockSkewSeconds * 1000;
+  let extracted: Record<string, unknown> | null = null;
+  let mappedUser: Record<string, unknown> | null = null;
+  const { entityId, acsUrl } = spEndpoints(deps.config.publicUrl);
+  const result = await validateSamlResponse({
+    samlResponse,
+    idpEntityId: saml.idp_entity_id,
+    idpCertificate: saml.idp_certificate,
+    spEntityId: entityId,
+    acsUrl,
+    now,
+    skewMs,
+  });
+  const problems: Problem[] = [...result.problems];
+  const a = result.assertion;
+  if (a) {
+    if (a.inResponseTo) {
+      const req = await findRequest(deps.db, a.inResponseTo);
+      if (!req || req.tenantId !== actor.tenantId || req.provider !== 'saml') {
+        problems.push(problem('saml_unknown_request', 'InResponseTo does not match a sign-in this service started'));
+      } else if (req.consumedAt || req.expiresAt <= now) {
+        problems.push(problem('saml_unknown_request', 'the sign-in request was already answered or has expired'));
+      }
+    }
+    if (await assertionSeen(deps.db, actor.tenantId, a.assertionId)) {
+      problems.push(problem('saml_replay', `assertion ${a.assertionId} was already used`));
+    }
+    extracted = {
+      assertion_id: a.assertionId,
+      issuer: a.issuer,
+      name_id: a.nameId,
+      name_id_format: a.nameIdFormat,
+      in_response_to: a.inResponseTo,
+      not_on_or_after: a.notOnOrAfter.toISOString(),
+      attributes: a.attributes,
+    };
+    const mapped = mapIdentity(a.attributes, saml.attribute_mapping, a.nameId);
+    if ('problem' in mapped) problems.push(mapped.problem);
+    else {
+      mappedUser = { ...mapped.identity, role: roleForGroups(mapped.identity.groups, cfg.groupMapping, cfg.defaultRole) };
+    }
+  }
+  return { problems, extracted, mappedUser };
+}
+
 /**
  * POST /v1/auth/sso/test: checks the active configuration (certificate, IdP reachability and clock, discovery)
  * and dry-runs a pasted SAML response — never consuming a request, recording an assertion, creating a user or
@@ -66,47 +115,11 @@ export async function runSsoTest(deps: SsoDeps, actor: Actor, input: { samlRespo
     add('idp_reachable', [probe.reachable ? null : probe.problem]);
     add('clock', [probe.reachable ? probe.problem : null]);
     if (input.samlResponse !== undefined) {
-      const { entityId, acsUrl } = spEndpoints(deps.config.publicUrl);
-      const result = await validateSamlResponse({
-        samlResponse: input.samlResponse,
-        idpEntityId: saml.idp_entity_id,
-        idpCertificate: saml.idp_certificate,
-        spEntityId: entityId,
-        acsUrl,
-        now,
-        skewMs,
-      });
-      const problems: Problem[] = [...result.problems];
-      const a = result.assertion;
-      if (a) {
-        if (a.inResponseTo) {
-          const req = await findRequest(deps.db, a.inResponseTo);
-          if (!req || req.tenantId !== actor.tenantId || req.provider !== 'saml') {
-            problems.push(problem('saml_unknown_request', 'InResponseTo does not match a sign-in this service started'));
-          } else if (req.consumedAt || req.expiresAt <= now) {
-            problems.push(problem('saml_unknown_request', 'the sign-in request was already answered or has expired'));
-          }
-        }
-        if (await assertionSeen(deps.db, actor.tenantId, a.assertionId)) {
-          problems.push(problem('saml_replay', `assertion ${a.assertionId} was already used`));
-        }
-        extracted = {
-          assertion_id: a.assertionId,
-          issuer: a.issuer,
-          name_id: a.nameId,
-          name_id_format: a.nameIdFormat,
-          in_response_to: a.inResponseTo,
-          not_on_or_after: a.notOnOrAfter.toISOString(),
-          attributes: a.attributes,
-        };
-        const mapped = mapIdentity(a.attributes, saml.attribute_mapping, a.nameId);
-        if ('problem' in mapped) problems.push(mapped.problem);
-        else {
-          mappedUser = { ...mapped.identity, role: roleForGroups(mapped.identity.groups, cfg.groupMapping, cfg.defaultRole) };
-        }
-      }
+      const dryRun = await dryRunSamlResponse(deps, actor, cfg, saml, input.samlResponse, now);
+      extracted = dryRun.extracted;
+      mappedUser = dryRun.mappedUser;
       // Duplicates (e.g. two timing problems) add nothing for the reader.
-      const unique = new Map(problems.map((p) => [p.message, p]));
+      const unique = new Map(dryRun.problems.map((p) => [p.message, p]));
       add('saml_response', [...unique.values()]);
     }
   } else if (cfg.activeProvider === 'oidc' && cfg.oidc && cfg.oidcClientSecretEnc) {

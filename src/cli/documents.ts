@@ -161,6 +161,7 @@ async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, 
   return ensureLocalSource(deps.db, tenant, id, type, settings);
 }
 
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEnv): void {
   program
     .command('ingest <target>')

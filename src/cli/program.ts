@@ -31,6 +31,7 @@ async function sameTenant(service: Service, tenant: string): Promise<void> {
   if (me.tenant_id !== tenant) throw new InvalidArgumentError(`--tenant ${tenant}: the API key belongs to tenant '${me.tenant_id}', and through the service a key acts only in its own tenant`);
 }
 
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export function buildProgram(env: NodeJS.ProcessEnv): Command {
   const program = new Command('atrium').version(VERSION).description('Atrium enterprise knowledge service');
   program.showHelpAfterError();

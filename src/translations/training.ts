@@ -76,6 +76,55 @@ async function embedAll(p: EmbeddingProvider, texts: readonly string[], ctx: Job
   return out;
 }
 
+/** The kept rows of both models' embeddings as two matrices, row r of each from text keep[r]. */
+function pairedMatrices(xs: readonly Float32Array[], ys: readonly Float32Array[], keep: readonly number[], sourceDim: number, targetDim: number) {
+  const x = mat(keep.length, sourceDim);
+  const y = mat(keep.length, targetDim);
+  keep.forEach((k, r) => {
+    x.data.set(xs[k]!, r * sourceDim);
+    y.data.set(ys[k]!, r * targetDim);
+  });
+  return { x, y };
+}
+
+/** The two registry rows of one training job (forward and backward), ids derived from the job id. */
+function translationRows(
+  job: { id: string; tenantId: string },
+  models: { sourceModel: string; targetModel: string; sourceDim: number; targetDim: number },
+  trained: Awaited<ReturnType<typeof trainInThread>>,
+) {
+  const { sourceModel, targetModel, sourceDim, targetDim } = models;
+  const m = trained.metrics;
+  const suffix = job.id.replace(/^job_/, '');
+  const common = { tenantId: job.tenantId, sampleCount: m.sample_count, jobId: job.id };
+  const shared = { cycle_loss: m.cycle_loss, held_out_count: m.held_out_count, train_count: m.train_count, selection_count: m.selection_count, train_seconds: m.train_seconds };
+  const forwardRow = {
+    ...common,
+    id: `tr_${suffix}_fwd`,
+    sourceModel,
+    targetModel,
+    kind: trained.forward.kind,
+    sourceDim,
+    targetDim,
+    confidence: m.forward.confidence,
+    metrics: { ...m.forward, ...shared, linear: m.linear.forward, neural: m.neural, reverse_id: `tr_${suffix}_bwd` },
+    params: encodeMap(trained.forward),
+  };
+  const backwardRow = {
+    ...common,
+    id: `tr_${suffix}_bwd`,
+    sourceModel: targetModel,
+    targetModel: sourceModel,
+    kind: trained.backward.kind,
+    sourceDim: targetDim,
+    targetDim: sourceDim,
+    confidence: m.backward.confidence,
+    metrics: { ...m.backward, ...shared, linear: m.linear.backward, neural: m.neural, reverse_id: `tr_${suffix}_fwd` },
+    params: encodeMap(trained.backward),
+  };
+  return { forwardRow, backwardRow };
+}
+
 /**
  * The durable training job: embeds the texts with both models, fits both directions in a worker thread,
  * and writes the two registry rows in one transaction at the very end. An interrupted run (restart, lease loss) starts over
@@ -108,12 +157,7 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
         `only ${keep.length} of ${texts.length} texts have a usable embedding in both models (min_samples is ${config.min_samples})`,
       );
     }
-    const x = mat(keep.length, source.dimensions);
-    const y = mat(keep.length, target.dimensions);
-    keep.forEach((k, r) => {
-      x.data.set(xs[k]!, r * source.dimensions);
-      y.data.set(ys[k]!, r * target.dimensions);
-    });
+    const { x, y } = pairedMatrices(xs, ys, keep, source.dimensions, target.dimensions);
     await report(0.4, 'training', true);
     // The fit runs in a worker thread: the event loop stays free for HTTP, lease heartbeats and other jobs.
     // It stops at once when the worker aborts the job (stop, lease loss) or the job is cancelled meanwhile.
@@ -159,33 +203,7 @@ export function createTrainJobHandler(deps: TrainingDeps): JobHandler {
     }
     if ((await getJob(deps.db, ctx.job.tenantId, ctx.job.id))?.status === 'cancelled') throw new JobCancelledError('training cancelled');
     const m = trained.metrics;
-    const suffix = ctx.job.id.replace(/^job_/, '');
-    const common = { tenantId: ctx.job.tenantId, sampleCount: m.sample_count, jobId: ctx.job.id };
-    const shared = { cycle_loss: m.cycle_loss, held_out_count: m.held_out_count, train_count: m.train_count, selection_count: m.selection_count, train_seconds: m.train_seconds };
-    const forwardRow = {
-      ...common,
-      id: `tr_${suffix}_fwd`,
-      sourceModel,
-      targetModel,
-      kind: trained.forward.kind,
-      sourceDim: source.dimensions,
-      targetDim: target.dimensions,
-      confidence: m.forward.confidence,
-      metrics: { ...m.forward, ...shared, linear: m.linear.forward, neural: m.neural, reverse_id: `tr_${suffix}_bwd` },
-      params: encodeMap(trained.forward),
-    };
-    const backwardRow = {
-      ...common,
-      id: `tr_${suffix}_bwd`,
-      sourceModel: targetModel,
-      targetModel: sourceModel,
-      kind: trained.backward.kind,
-      sourceDim: target.dimensions,
-      targetDim: source.dimensions,
-      confidence: m.backward.confidence,
-      metrics: { ...m.backward, ...shared, linear: m.linear.backward, neural: m.neural, reverse_id: `tr_${suffix}_fwd` },
-      params: encodeMap(trained.backward),
-    };
+    const { forwardRow, backwardRow } = translationRows(ctx.job, { sourceModel, targetModel, sourceDim: source.dimensions, targetDim: target.dimensions }, trained);
     if (ctx.signal.aborted) throw new Error('training interrupted');
     // The job row is locked with the write: a cancel (cancelTraining) lands before it, and then nothing is written,
     // or after it, and then it deletes what was written.

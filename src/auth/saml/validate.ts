@@ -133,6 +133,7 @@ function readAttributes(assertion: Element): Record<string, string | string[]> {
  * comments), RSA-SHA256+ only, Status, Issuer, Audience, Recipient, Destination and the time window, all read
  * from the verified assertion. InResponseTo and replay are checked by the caller against the database.
  */
+// Linear security checklist (issue 27 exception to the ~100-line function rule): each check in order, read top to bottom.
 export async function validateSamlResponse(input: SamlValidationInput): Promise<SamlValidation> {
   const xml = decode(input.samlResponse);
   if (xml === null) return fatal(problem('saml_malformed', 'SAMLResponse is not base64 or is too large'));

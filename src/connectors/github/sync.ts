@@ -87,93 +87,106 @@ const DISCUSSIONS = `query($owner: String!, $name: String!, $after: String) {
 
 async function readPage(ctx: Ctx, page: GitHubPage): Promise<Page<GitHubPage, GitHubCursor>> {
   const gh = githubClient(ctx);
-  const s = ctx.settings;
-  if (page.phase === 'repos') {
-    const r = await call(() => gh.request('GET /user/repos', { per_page: 100, page: page.page, visibility: s.sync_private_repos ? 'all' : 'public', sort: 'full_name' }));
-    const repos = (r.data as unknown as GhRepo[]).filter((repo) => repoWanted(s, repo));
-    // The cursor knows a repository once a sync has read its tree (`trees`).
-    const fresh = (x: GhRepo) => page.mode === 'incremental' && !Object.hasOwn(page.trees, x.full_name);
-    const all = [
-      ...page.repos,
-      ...repos.map((x) => ({
-        full_name: x.full_name,
-        default_branch: x.default_branch ?? 'main',
-        private: x.private,
-        has_discussions: x.has_discussions ?? false,
-        has_wiki: x.has_wiki ?? false,
-        html_url: x.html_url,
-        fresh: fresh(x),
-      })),
-    ];
-    const since = page.mode === 'incremental' ? page.since : null;
-    const documents = repos.filter((x) => !since || fresh(x) || (x.updated_at && x.updated_at >= since)).map(repoToDocument);
-    if (hasNext(r.headers.link)) return { documents, next: { ...page, repos: all, page: page.page + 1 }, cursor: cursorOf(page) };
-    // Forget repositories no longer listed (access lost, filtered out): should one come back, it is read in full,
-    // since what changed in it meanwhile may be older than the cursor's `since`.
-    const listed = new Set(all.map((x) => x.full_name));
-    const trees = Object.fromEntries(Object.entries(page.trees).filter(([name]) => listed.has(name)));
-    const next: GitHubPage = { ...advanceRepo({ ...page, repos: all, trees }, 'issues'), repoIndex: 0 };
-    // Who reads each private repository, re-read on every sync (the `github:<owner/repo>` ACL group's members).
-    const members = await readCollaborators(gh, all.filter((x) => x.private).map((x) => x.full_name));
-    return { documents, ...members, next: all.length > 0 ? next : null, cursor: cursorOf(next) };
-  }
+  if (page.phase === 'repos') return readReposPhase(ctx, gh, page);
   const repo = page.repos[page.repoIndex];
   if (!repo) return { documents: [], next: null, cursor: cursorOf(page) };
   const [owner = '', name = ''] = repo.full_name.split('/');
   // What changed after `since` is read; a repository the cursor does not know is read in full.
   const since = repo.fresh ? null : page.since;
-
-  if (page.phase === 'issues') {
-    const r = await call(() =>
-      gh.request('GET /repos/{owner}/{repo}/issues', {
-        owner,
-        repo: name,
-        state: 'all',
-        sort: 'updated',
-        direction: 'asc',
-        per_page: PER_PAGE,
-        page: page.page,
-        ...(since ? { since } : {}),
-      }),
-    );
-    const issues = r.data as unknown as GhIssue[];
-    const maxUpdated = issues.reduce<string | null>((m, i) => laterIso(m, i.updated_at), page.maxUpdated);
-    const documents = issues.map((i) => issueToDocument(repo.full_name, i, repo.private));
-    const next = hasNext(r.headers.link) ? { ...page, page: page.page + 1, maxUpdated } : nextPhase({ ...page, maxUpdated });
-    return { documents, next, cursor: cursorOf({ ...page, maxUpdated }) };
-  }
-
-  if (page.phase === 'files') {
-    if (page.files === null) {
-      // An empty repository answers 409 ("Git Repository is empty"), a missing default branch 404: no files.
-      const tree = await call(() => gh.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { owner, repo: name, tree_sha: repo.default_branch, recursive: 'true' })).catch(
-        (err: unknown) => {
-          const status = (err as { status?: number })?.status;
-          if (status === 409 || status === 404) return { data: { sha: `empty:${status}`, truncated: false, tree: [] } };
-          throw err;
-        },
-      );
-      const data = tree.data as unknown as { sha: string; truncated?: boolean; tree: TreeEntry[] };
-      const known = { ...page, trees: { ...page.trees, [repo.full_name]: data.sha } };
-      if (page.mode === 'incremental' && page.trees[repo.full_name] === data.sha) return { documents: [], next: nextPhase(known), cursor: cursorOf(known) };
-      const wanted = wantedFiles(data.tree, s);
-      // A full sync reads every file (the engine deletes what it did not see); an incremental one compares the tree
-      // with the stored files: only new or changed blobs are fetched, stored files the tree lacks are deleted.
-      const diff = page.mode === 'incremental' ? await diffWithStored(ctx, repo, wanted) : { fetch: wanted, deleted: [] };
-      if (data.truncated) ctx.log.warn({ repository: repo.full_name }, 'GitHub truncated the git tree listing; files missing from it are kept');
-      const deleted = data.truncated ? [] : diff.deleted;
-      // A full sync deletes what it did not see: stored files a truncated listing left out are kept as skipped.
-      const skipped = data.truncated && page.mode === 'full' ? await keptOutOfTruncatedTree(ctx, repo.full_name, wanted) : [];
-      return { documents: [], deleted, skipped, next: diff.fetch.length > 0 ? { ...known, files: diff.fetch } : nextPhase(known), cursor: cursorOf(known) };
-    }
-    const batch = page.files.slice(0, FILES_PER_PAGE);
-    const documents = await fetchFiles(ctx, gh, repo, batch, webBase(ctx));
-    const rest = page.files.slice(FILES_PER_PAGE);
-    return { documents, next: rest.length > 0 ? { ...page, files: rest } : nextPhase(page), cursor: cursorOf(page) };
-  }
-
+  const at: RepoAt = { repo, owner, name, since };
+  if (page.phase === 'issues') return readIssuesPhase(gh, page, at);
+  if (page.phase === 'files') return readFilesPhase(ctx, gh, page, at);
   if (page.phase === 'wiki') return readWikiPhase(ctx, page, repo);
+  return readDiscussionsPhase(gh, page, at);
+}
 
+type GitHubClient = ReturnType<typeof githubClient>;
+/** The repository a phase reads: its owner and name, and the `since` it reads changes after (null: in full). */
+type RepoAt = { repo: GitHubPage['repos'][number]; owner: string; name: string; since: string | null };
+
+/** The repository listing (paged), then the private repositories' collaborators. */
+async function readReposPhase(ctx: Ctx, gh: GitHubClient, page: GitHubPage): Promise<Page<GitHubPage, GitHubCursor>> {
+  const s = ctx.settings;
+  const r = await call(() => gh.request('GET /user/repos', { per_page: 100, page: page.page, visibility: s.sync_private_repos ? 'all' : 'public', sort: 'full_name' }));
+  const repos = (r.data as unknown as GhRepo[]).filter((repo) => repoWanted(s, repo));
+  // The cursor knows a repository once a sync has read its tree (`trees`).
+  const fresh = (x: GhRepo) => page.mode === 'incremental' && !Object.hasOwn(page.trees, x.full_name);
+  const all = [
+    ...page.repos,
+    ...repos.map((x) => ({
+      full_name: x.full_name,
+      default_branch: x.default_branch ?? 'main',
+      private: x.private,
+      has_discussions: x.has_discussions ?? false,
+      has_wiki: x.has_wiki ?? false,
+      html_url: x.html_url,
+      fresh: fresh(x),
+    })),
+  ];
+  const since = page.mode === 'incremental' ? page.since : null;
+  const documents = repos.filter((x) => !since || fresh(x) || (x.updated_at && x.updated_at >= since)).map(repoToDocument);
+  if (hasNext(r.headers.link)) return { documents, next: { ...page, repos: all, page: page.page + 1 }, cursor: cursorOf(page) };
+  // Forget repositories no longer listed (access lost, filtered out): should one come back, it is read in full,
+  // since what changed in it meanwhile may be older than the cursor's `since`.
+  const listed = new Set(all.map((x) => x.full_name));
+  const trees = Object.fromEntries(Object.entries(page.trees).filter(([name]) => listed.has(name)));
+  const next: GitHubPage = { ...advanceRepo({ ...page, repos: all, trees }, 'issues'), repoIndex: 0 };
+  // Who reads each private repository, re-read on every sync (the `github:<owner/repo>` ACL group's members).
+  const members = await readCollaborators(gh, all.filter((x) => x.private).map((x) => x.full_name));
+  return { documents, ...members, next: all.length > 0 ? next : null, cursor: cursorOf(next) };
+}
+
+async function readIssuesPhase(gh: GitHubClient, page: GitHubPage, { repo, owner, name, since }: RepoAt): Promise<Page<GitHubPage, GitHubCursor>> {
+  const r = await call(() =>
+    gh.request('GET /repos/{owner}/{repo}/issues', {
+      owner,
+      repo: name,
+      state: 'all',
+      sort: 'updated',
+      direction: 'asc',
+      per_page: PER_PAGE,
+      page: page.page,
+      ...(since ? { since } : {}),
+    }),
+  );
+  const issues = r.data as unknown as GhIssue[];
+  const maxUpdated = issues.reduce<string | null>((m, i) => laterIso(m, i.updated_at), page.maxUpdated);
+  const documents = issues.map((i) => issueToDocument(repo.full_name, i, repo.private));
+  const next = hasNext(r.headers.link) ? { ...page, page: page.page + 1, maxUpdated } : nextPhase({ ...page, maxUpdated });
+  return { documents, next, cursor: cursorOf({ ...page, maxUpdated }) };
+}
+
+async function readFilesPhase(ctx: Ctx, gh: GitHubClient, page: GitHubPage, { repo, owner, name }: RepoAt): Promise<Page<GitHubPage, GitHubCursor>> {
+  const s = ctx.settings;
+  if (page.files === null) {
+    // An empty repository answers 409 ("Git Repository is empty"), a missing default branch 404: no files.
+    const tree = await call(() => gh.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { owner, repo: name, tree_sha: repo.default_branch, recursive: 'true' })).catch(
+      (err: unknown) => {
+        const status = (err as { status?: number })?.status;
+        if (status === 409 || status === 404) return { data: { sha: `empty:${status}`, truncated: false, tree: [] } };
+        throw err;
+      },
+    );
+    const data = tree.data as unknown as { sha: string; truncated?: boolean; tree: TreeEntry[] };
+    const known = { ...page, trees: { ...page.trees, [repo.full_name]: data.sha } };
+    if (page.mode === 'incremental' && page.trees[repo.full_name] === data.sha) return { documents: [], next: nextPhase(known), cursor: cursorOf(known) };
+    const wanted = wantedFiles(data.tree, s);
+    // A full sync reads every file (the engine deletes what it did not see); an incremental one compares the tree
+    // with the stored files: only new or changed blobs are fetched, stored files the tree lacks are deleted.
+    const diff = page.mode === 'incremental' ? await diffWithStored(ctx, repo, wanted) : { fetch: wanted, deleted: [] };
+    if (data.truncated) ctx.log.warn({ repository: repo.full_name }, 'GitHub truncated the git tree listing; files missing from it are kept');
+    const deleted = data.truncated ? [] : diff.deleted;
+    // A full sync deletes what it did not see: stored files a truncated listing left out are kept as skipped.
+    const skipped = data.truncated && page.mode === 'full' ? await keptOutOfTruncatedTree(ctx, repo.full_name, wanted) : [];
+    return { documents: [], deleted, skipped, next: diff.fetch.length > 0 ? { ...known, files: diff.fetch } : nextPhase(known), cursor: cursorOf(known) };
+  }
+  const batch = page.files.slice(0, FILES_PER_PAGE);
+  const documents = await fetchFiles(ctx, gh, repo, batch, webBase(ctx));
+  const rest = page.files.slice(FILES_PER_PAGE);
+  return { documents, next: rest.length > 0 ? { ...page, files: rest } : nextPhase(page), cursor: cursorOf(page) };
+}
+
+async function readDiscussionsPhase(gh: GitHubClient, page: GitHubPage, { repo, owner, name, since }: RepoAt): Promise<Page<GitHubPage, GitHubCursor>> {
   // discussions (GraphQL), newest first; an incremental sync stops at the first one older than its cursor.
   if (!repo.has_discussions) return { documents: [], next: nextPhase(page), cursor: cursorOf(page) };
   const r = await call(() =>

@@ -150,27 +150,17 @@ function docRanking(passages: readonly RankedCandidate[], externalIds: ReadonlyM
   return ranked;
 }
 
-/**
- * One hybrid retrieval per query; the lexical list, the vector list and every fusion variant are
- * ranked from the same candidates, so the comparison is exact and the eval runs once.
- */
-async function scoreQueries(
-  deps: DocumentsDeps,
-  queries: readonly BeirQuery[],
-  qrels: Qrels,
-  model: string | null,
-  externalIds: ReadonlyMap<string, string>,
-  quiet?: boolean,
-): Promise<{ lexical: ModeResult; vector: ModeResult | null; variants: ModeResult[]; defaultDepth: EvalResult['default_depth'] }> {
-  type Variant = {
-    key: string;
-    mode: SearchMode;
-    fusion?: FusionMethod;
-    alpha?: number;
-    feedback?: VectorFeedback;
-    rank: (r: RetrievedCandidates) => RankedCandidate[];
-  };
-  const limit = 300;
+type Variant = {
+  key: string;
+  mode: SearchMode;
+  fusion?: FusionMethod;
+  alpha?: number;
+  feedback?: VectorFeedback;
+  rank: (r: RetrievedCandidates) => RankedCandidate[];
+};
+
+/** Every ranking the eval scores from one retrieval: lexical, vector (with a model), and the fusion variants. */
+function evalVariants(model: string | null, limit: number): Variant[] {
   const only = (keep: (c: Candidate) => boolean, score: (c: Candidate) => number) => (r: RetrievedCandidates): RankedCandidate[] => {
     const ids = new Set(r.candidates.filter(keep).map((c) => c.id));
     const sub = { ...r, candidates: r.candidates.filter((c) => ids.has(c.id)).map((c) => ({ ...c, lexical: score(c), semantic: null, vecRank: null, lexRank: 1 })) };
@@ -198,6 +188,23 @@ async function scoreQueries(
       variants.push({ key: `convex-${DEFAULT_ALPHA}+prf-${fb.docs}-${fb.beta}`, mode: 'hybrid', ...opts, rank: (r) => rankCandidates(r, { ...opts, limit }) });
     }
   }
+  return variants;
+}
+
+/**
+ * One hybrid retrieval per query; the lexical list, the vector list and every fusion variant are
+ * ranked from the same candidates, so the comparison is exact and the eval runs once.
+ */
+async function scoreQueries(
+  deps: DocumentsDeps,
+  queries: readonly BeirQuery[],
+  qrels: Qrels,
+  model: string | null,
+  externalIds: ReadonlyMap<string, string>,
+  quiet?: boolean,
+): Promise<{ lexical: ModeResult; vector: ModeResult | null; variants: ModeResult[]; defaultDepth: EvalResult['default_depth'] }> {
+  const limit = 300;
+  const variants = evalVariants(model, limit);
   const acc = new Map<string, Acc>(variants.map((v) => [v.key, { ndcg: [], recall: [], mrr: [] }]));
   const shallow: Acc = { ndcg: [], recall: [], mrr: [] };
   // Latency per mode, each timed on its own retrieval at the eval's depth (the fusion variants share the

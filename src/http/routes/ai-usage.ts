@@ -60,6 +60,7 @@ const finding = z.object({
 const policyAnswer = aiUsagePolicySchema.extend({ updated_at: z.string().nullable() });
 
 /** The AI-usage view (docs/ai-usage.md): usage and cost of the llm_providers connectors, findings, the policy. */
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function aiUsageRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get(
     '/v1/ai-usage',

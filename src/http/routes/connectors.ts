@@ -23,6 +23,7 @@ import { readerView } from '../view.ts';
 const idParams = z.object({ id: z.string().min(1).max(200) });
 const status = z.enum(CONNECTOR_STATES);
 
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function connectorRoutes(app: App, deps: AppDeps): Promise<void> {
   app.get(
     '/v1/connectors',

@@ -39,6 +39,7 @@ const jobRecord = z.object({
 });
 
 
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function documentRoutes(app: App, deps: AppDeps): Promise<void> {
   const docDeps: DocumentsDeps = deps;
 

@@ -98,6 +98,7 @@ function forwardedFor(v: string | string[] | undefined): string | undefined {
   }
 }
 
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function federateRoutes(app: App, deps: AppDeps): Promise<void> {
   // The federated query writes its activity rows and audit events behind the response: flush them before the store closes.
   app.addHook('onClose', async () => {

@@ -42,6 +42,7 @@ const toolResult = z.object({
 });
 
 /** MCP exposure: Streamable HTTP and WebSocket transports, and the REST wrappers over the same tool gate. */
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function mcpRoutes(app: App, deps: AppDeps): Promise<void> {
   const security = serviceMcpSecurity(deps);
   // MCP transports count tool calls in the gate, so a limited call is a tool error, not an HTTP 429.

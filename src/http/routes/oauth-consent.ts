@@ -83,6 +83,7 @@ async function render(deps: AppDeps, request: FastifyRequest, reply: FastifyRepl
 }
 
 /** The consent flow: the authorization endpoint, SSO hand-off, API-key sign-in, and the decision. */
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function oauthConsentRoutes(root: App, deps: AppDeps): Promise<void> {
   const resource = `${deps.config.publicUrl}/v1/expose/mcp`;
   const limitByPeer = async (request: FastifyRequest) => {

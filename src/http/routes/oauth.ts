@@ -85,6 +85,7 @@ const grantView = z.object({
 });
 
 /** OAuth 2.1 authorization server for the MCP endpoint (docs/mcp.md "Sign in from Claude/ChatGPT"). */
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function oauthRoutes(root: App, deps: AppDeps): Promise<void> {
   const publicUrl = deps.config.publicUrl;
   const resource = `${publicUrl}${MCP_PATH}`;

@@ -91,6 +91,7 @@ function finish(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, out
   return reply.redirect(resume ?? `${deps.config.publicUrl}/`, 302);
 }
 
+// Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export async function ssoRoutes(root: App, deps: AppDeps): Promise<void> {
   // Encapsulated so the form-body parser the SAML POST binding needs applies to these routes only.
   await root.register(async (scope) => {

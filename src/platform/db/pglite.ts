@@ -40,23 +40,14 @@ export interface PgliteExecutor extends DatabaseExecutor {
   dump(): Promise<Blob | File>;
 }
 
-/**
- * Opens (or creates) an embedded PGlite database with pgvector in `dataDir`; `memory://` for tests.
- * A folder is opened only under its lock (`data-lock.ts`): a folder another live process holds is
- * refused with DataDirLockedError, and one PGlite cannot open gets DataDirUnopenableError saying why
- * and how to restore it, never a bare `Aborted()`. `command` names this process in the lock.
- */
-export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | File; command?: string } = {}): Promise<PgliteExecutor> {
-  let lock: DataLock | undefined;
-  if (!dataDir.startsWith('memory://')) {
-    lock = await acquireDataLock(dataDir, { command: opts.command ?? 'open', version: VERSION });
-  }
+/** Starts PGlite with pgvector in `dataDir`; on failure the lock is released (and an existing folder explained). */
+async function startPglite(dataDir: string, lock: DataLock | undefined, loadDataDir: Blob | File | undefined): Promise<PGlite> {
   let pg: PGlite;
   try {
-    const existed = lock !== undefined && !opts.loadDataDir && (await hasDatabase(dataDir));
+    const existed = lock !== undefined && !loadDataDir && (await hasDatabase(dataDir));
     try {
       const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((x) => ['-c', x])];
-      pg = await PGlite.create(dataDir, { extensions: { vector }, loadDataDir: opts.loadDataDir, startParams });
+      pg = await PGlite.create(dataDir, { extensions: { vector }, loadDataDir, startParams });
     } catch (err) {
       throw existed ? await unopenable(dataDir, err) : err;
     }
@@ -65,6 +56,14 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
     await lock?.release();
     throw err;
   }
+  return pg;
+}
+
+/**
+ * The Queryable over the PGlite session or one of its transactions: writes counted in one epoch (see
+ * writeEpoch), prepared statements shared.
+ */
+function pgliteSession(): { wrap: (q: Pick<PGlite, 'query' | 'exec'>) => Queryable; epoch: () => number } {
   // Prepared statements belong to the one PGlite session, so transactions share them.
   const prepared = new Map<string, Promise<void>>();
   // This process is the database's only client: every write goes through here (see writeEpoch).
@@ -118,6 +117,22 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
       return { rows: res.rows, affectedRows: res.affectedRows ?? 0 };
     },
   });
+  return { wrap, epoch: () => epoch };
+}
+
+/**
+ * Opens (or creates) an embedded PGlite database with pgvector in `dataDir`; `memory://` for tests.
+ * A folder is opened only under its lock (`data-lock.ts`): a folder another live process holds is
+ * refused with DataDirLockedError, and one PGlite cannot open gets DataDirUnopenableError saying why
+ * and how to restore it, never a bare `Aborted()`. `command` names this process in the lock.
+ */
+export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | File; command?: string } = {}): Promise<PgliteExecutor> {
+  let lock: DataLock | undefined;
+  if (!dataDir.startsWith('memory://')) {
+    lock = await acquireDataLock(dataDir, { command: opts.command ?? 'open', version: VERSION });
+  }
+  const pg = await startPglite(dataDir, lock, opts.loadDataDir);
+  const { wrap, epoch } = pgliteSession();
   const base = wrap(pg);
   let closed = false;
   const closing: (() => Promise<void>)[] = [];
@@ -138,7 +153,7 @@ export async function openPglite(dataDir: string, opts: { loadDataDir?: Blob | F
       // Writes inside count as they are sent; a read sent meanwhile waits for the commit or rollback.
       return pg.transaction((tx) => fn(wrap(tx)));
     },
-    writeEpoch: () => epoch,
+    writeEpoch: epoch,
     async announceUrl(url: string) {
       await lock?.setUrl(url);
     },
