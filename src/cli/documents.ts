@@ -161,6 +161,96 @@ async function ensureConnector(deps: DocumentsDeps, tenant: string, id: string, 
   return ensureLocalSource(deps.db, tenant, id, type, settings);
 }
 
+/** `atrium ingest` into the data folder itself (no running service): a document source or a folder scan, then the embeddings. */
+async function ingestLocally(deps: DocumentsDeps & { log: Logger }, opts: IngestOptions, abs: string, docs: DocumentSource | null) {
+  const tenantId = opts.tenant;
+  const started = Date.now();
+  let added = 0;
+  let updated = 0;
+  let unchanged = 0;
+  let deleted = 0;
+  let errors: { path: string; message: string }[] = [];
+  const bar = createProgress('ingest');
+  const store = async (connectorId: string, batch: DocumentInput[]) => {
+    const r = await upsertDocuments(deps, { tenantId, connectorId, documents: batch, embed: 'none' });
+    added += r.added;
+    updated += r.updated;
+    unchanged += r.unchanged;
+  };
+  let connectorId: string;
+  if (docs) {
+    connectorId = opts.source ?? (await defaultJsonlSource(deps, tenantId, abs));
+    // All or nothing: every document is checked (one fast read, which also gives the progress line a total)
+    // before the first one is stored.
+    const total = await checkSource(docs);
+    await ensureConnector(deps, tenantId, connectorId, 'api', { ingested_from: abs });
+    if (!opts.source) {
+      // Claims a bare-name source of an older CLI for this file (see defaultJsonlSource).
+      await claimIngestedFrom(deps.db, tenantId, connectorId, abs);
+    }
+    let batch: DocumentInput[] = [];
+    let n = 0;
+    for await (const d of docs.documents()) {
+      batch.push(d);
+      if (batch.length === 500) {
+        await store(connectorId, batch);
+        n += batch.length;
+        batch = [];
+        bar.update(n, total);
+      }
+    }
+    if (batch.length) await store(connectorId, batch);
+    bar.done(`ingest: ${n + batch.length} documents read`);
+  } else {
+    connectorId = opts.source ?? (await defaultFolderSource(deps, tenantId, abs));
+    // A source indexes one folder: scanning another one into it would delete the first one's documents.
+    const indexed = await storedPath(deps, tenantId, connectorId);
+    if (indexed !== undefined && indexed !== abs) {
+      throw new InvalidArgumentError(
+        `source '${connectorId}' indexes ${indexed}, not ${abs}: ingesting here would replace its documents. ` +
+          `Pass another --source (or none: each folder gets its own source), or delete source '${connectorId}' first (DELETE /v1/connectors/${connectorId}) to re-point it`,
+      );
+    }
+    const source = await localSourceState(deps.db, tenantId, connectorId);
+    const existing = source?.settings;
+    const settings = existing ?? {};
+    // The scan state is the source's sync cursor (what the server's own syncs keep), never one of its settings;
+    // an older CLI kept it in settings.scan_state.
+    const prev = folderStateSchema.safeParse(source?.cursor ?? settings.scan_state);
+    // A source made on the server keeps its include / exclude / size settings here too.
+    const stored = folderSettingsSchema.omit({ path: true }).safeParse(settings);
+    const scanBar = createProgress('scan');
+    const scan = await scanFolder({ ...(stored.success ? stored.data : {}), path: abs }, prev.success ? prev.data : null, {
+      onProgress: (n) => scanBar.update(n, null),
+    });
+    scanBar.done(`scan: ${scan.upserts.length + scan.unchanged + scan.errors.filter((e) => !e.path.endsWith('/')).length} files`);
+    errors = scan.errors;
+    if (existing === undefined && scan.upserts.length === 0 && scan.unchanged === 0) {
+      const unreadable = scan.errors.length ? ` (${scan.errors.length} unreadable: ${scan.errors.slice(0, 3).map((e) => e.path).join(', ')})` : '';
+      throw new Error(nothingToIngest(abs, unreadable));
+    }
+    await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
+    unchanged += scan.unchanged;
+    for (let i = 0; i < scan.upserts.length; i += 200) {
+      await store(connectorId, scan.upserts.slice(i, i + 200));
+      bar.update(Math.min(scan.upserts.length, i + 200), scan.upserts.length);
+    }
+    bar.done(`ingest: ${scan.upserts.length} files changed, ${scan.unchanged} unchanged, ${scan.deletes.length} removed`);
+    deleted = (await deleteDocuments(deps, { tenantId, connectorId, externalIds: scan.deletes })).deleted;
+    await completeLocalScan(deps.db, tenantId, connectorId, scan.state);
+  }
+  let embedded = 0;
+  let model: string | null = null;
+  if (deps.embeddings) {
+    const eb = createProgress('embed');
+    const r = await embedPendingChunks(deps, { tenantId, model: opts.model, batchSize: 256, onProgress: (p) => eb.update(p.done, p.total) });
+    eb.done(`embed: ${r.embedded} chunks with ${r.model}`);
+    embedded = r.embedded;
+    model = r.model;
+  }
+  return { source: connectorId, tenant: tenantId, added, updated, unchanged, deleted, embedded_chunks: embedded, model, errors, seconds: (Date.now() - started) / 1000 };
+}
+
 // Registration list (issue 27 exception to the ~100-line function rule): one registration after another.
 export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEnv): void {
   program
@@ -204,94 +294,7 @@ export function registerDocumentCommands(program: Command, env: NodeJS.ProcessEn
             const total = await checkSource(docs);
             return ingestThroughService(service, abs, docs, opts.source, total);
           })()
-        : await withDocuments(where, env, 'ingest', opts.embed, async (deps) => {
-        const tenantId = opts.tenant;
-        const started = Date.now();
-        let added = 0;
-        let updated = 0;
-        let unchanged = 0;
-        let deleted = 0;
-        let errors: { path: string; message: string }[] = [];
-        const bar = createProgress('ingest');
-        const store = async (connectorId: string, batch: DocumentInput[]) => {
-          const r = await upsertDocuments(deps, { tenantId, connectorId, documents: batch, embed: 'none' });
-          added += r.added;
-          updated += r.updated;
-          unchanged += r.unchanged;
-        };
-        let connectorId: string;
-        if (docs) {
-          connectorId = opts.source ?? (await defaultJsonlSource(deps, tenantId, abs));
-          // All or nothing: every document is checked (one fast read, which also gives the progress line a total)
-          // before the first one is stored.
-          const total = await checkSource(docs);
-          await ensureConnector(deps, tenantId, connectorId, 'api', { ingested_from: abs });
-          if (!opts.source) {
-            // Claims a bare-name source of an older CLI for this file (see defaultJsonlSource).
-            await claimIngestedFrom(deps.db, tenantId, connectorId, abs);
-          }
-          let batch: DocumentInput[] = [];
-          let n = 0;
-          for await (const d of docs.documents()) {
-            batch.push(d);
-            if (batch.length === 500) {
-              await store(connectorId, batch);
-              n += batch.length;
-              batch = [];
-              bar.update(n, total);
-            }
-          }
-          if (batch.length) await store(connectorId, batch);
-          bar.done(`ingest: ${n + batch.length} documents read`);
-        } else {
-          connectorId = opts.source ?? (await defaultFolderSource(deps, tenantId, abs));
-          // A source indexes one folder: scanning another one into it would delete the first one's documents.
-          const indexed = await storedPath(deps, tenantId, connectorId);
-          if (indexed !== undefined && indexed !== abs) {
-            throw new InvalidArgumentError(
-              `source '${connectorId}' indexes ${indexed}, not ${abs}: ingesting here would replace its documents. ` +
-                `Pass another --source (or none: each folder gets its own source), or delete source '${connectorId}' first (DELETE /v1/connectors/${connectorId}) to re-point it`,
-            );
-          }
-          const source = await localSourceState(deps.db, tenantId, connectorId);
-          const existing = source?.settings;
-          const settings = existing ?? {};
-          // The scan state is the source's sync cursor (what the server's own syncs keep), never one of its settings;
-          // an older CLI kept it in settings.scan_state.
-          const prev = folderStateSchema.safeParse(source?.cursor ?? settings.scan_state);
-          // A source made on the server keeps its include / exclude / size settings here too.
-          const stored = folderSettingsSchema.omit({ path: true }).safeParse(settings);
-          const scanBar = createProgress('scan');
-          const scan = await scanFolder({ ...(stored.success ? stored.data : {}), path: abs }, prev.success ? prev.data : null, {
-            onProgress: (n) => scanBar.update(n, null),
-          });
-          scanBar.done(`scan: ${scan.upserts.length + scan.unchanged + scan.errors.filter((e) => !e.path.endsWith('/')).length} files`);
-          errors = scan.errors;
-          if (existing === undefined && scan.upserts.length === 0 && scan.unchanged === 0) {
-            const unreadable = scan.errors.length ? ` (${scan.errors.length} unreadable: ${scan.errors.slice(0, 3).map((e) => e.path).join(', ')})` : '';
-            throw new Error(nothingToIngest(abs, unreadable));
-          }
-          await ensureConnector(deps, tenantId, connectorId, 'filesystem', { path: abs });
-          unchanged += scan.unchanged;
-          for (let i = 0; i < scan.upserts.length; i += 200) {
-            await store(connectorId, scan.upserts.slice(i, i + 200));
-            bar.update(Math.min(scan.upserts.length, i + 200), scan.upserts.length);
-          }
-          bar.done(`ingest: ${scan.upserts.length} files changed, ${scan.unchanged} unchanged, ${scan.deletes.length} removed`);
-          deleted = (await deleteDocuments(deps, { tenantId, connectorId, externalIds: scan.deletes })).deleted;
-          await completeLocalScan(deps.db, tenantId, connectorId, scan.state);
-        }
-        let embedded = 0;
-        let model: string | null = null;
-        if (deps.embeddings) {
-          const eb = createProgress('embed');
-          const r = await embedPendingChunks(deps, { tenantId, model: opts.model, batchSize: 256, onProgress: (p) => eb.update(p.done, p.total) });
-          eb.done(`embed: ${r.embedded} chunks with ${r.model}`);
-          embedded = r.embedded;
-          model = r.model;
-        }
-        return { source: connectorId, tenant: tenantId, added, updated, unchanged, deleted, embedded_chunks: embedded, model, errors, seconds: (Date.now() - started) / 1000 };
-          });
+        : await withDocuments(where, env, 'ingest', opts.embed, (deps) => ingestLocally(deps, opts, abs, docs));
       if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       else {
         process.stdout.write(
