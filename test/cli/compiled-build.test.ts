@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 // @ts-expect-error: a plain ES module of the build tooling (scripts/build-server.mjs), typed by its use here
 import { buildServer, compiledBuild, startEntry } from '../../scripts/build-server.mjs';
-import { BIN, freePort } from '../support/spawn.ts';
+import { spawnServer } from '../support/spawn.ts';
 
 type Entry = { entry: string | null; reason: string | null };
 const build = buildServer as (where: { root?: string; outDir?: string }) => Promise<{ inputs: number }>;
@@ -75,35 +75,6 @@ describe('the compiled build', () => {
   });
 });
 
-/** `atrium serve` from `args` (bin/atrium or a build), until /v1/health answers. */
-async function serve(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output(): string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...args, 'serve'], { env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
-    if (await fetch(`${url}/v1/health`).then((r) => r.ok, () => false)) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not become healthy:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return {
-    url,
-    child,
-    output: () => out,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 /** Waits (up to a minute) for the 'atrium started' line, which may follow the first answers. */
 async function startedLog(server: { output(): string }): Promise<{ code?: string; stages?: Record<string, number> }> {
@@ -138,7 +109,7 @@ describe('a search right after start (sources, then the compiled build of this c
 
   it('answers hybrid and vector searches at once, loading the model once', async () => {
     const env = { ATRIUM_DATA_DIR: dataDir, ATRIUM_ADMIN_API_KEY: KEY, ATRIUM_SYNC_SCHEDULER: 'false' };
-    const first = await serve([BIN], { ...env, ATRIUM_FROM_SOURCE: '1' });
+    const first = await spawnServer({ ...env, ATRIUM_FROM_SOURCE: '1' }, 120_000);
     try {
       const c = (await call(first.url, 'POST', '/v1/connectors', { connector_type: 'api', display_name: 'cold start' })) as { connector_id: string };
       await call(first.url, 'POST', `/v1/connectors/${c.connector_id}/documents`, {
@@ -153,7 +124,7 @@ describe('a search right after start (sources, then the compiled build of this c
       await first.stop();
     }
 
-    const second = await serve([path.join(outDir, 'atrium.js')], env);
+    const second = await spawnServer(env, 120_000, [], path.join(outDir, 'atrium.js'));
     try {
       // Straight after /v1/health: three at once, while the default model may still be loading.
       const [hybrid, vector, plane] = await Promise.all([

@@ -24,10 +24,13 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
-/** Spawns `atrium serve` as a subprocess (with `nodeArgs` for node itself) and waits until /v1/health answers. */
-export async function spawnServer(env: Record<string, string>, timeoutMs = 60_000, nodeArgs: readonly string[] = []): Promise<Served> {
+/**
+ * Spawns `atrium serve` as a subprocess (with `nodeArgs` for node itself; `entry`: bin/atrium, or a compiled build) and
+ * waits until /v1/health answers.
+ */
+export async function spawnServer(env: Record<string, string>, timeoutMs = 60_000, nodeArgs: readonly string[] = [], entry = BIN): Promise<Served> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, entry, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
