@@ -32,8 +32,11 @@ export function parseVector(raw: unknown): Float32Array | null {
   return null;
 }
 
+/** The first 16 hex digits of a name's SHA-256: how a model id (or another free-form name) goes into index and file names. */
+export const shortHash = (name: string): string => createHash('sha256').update(name).digest('hex').slice(0, 16);
+
 export function indexName(model: string): string {
-  return `chunks_hnsw_${createHash('sha256').update(model).digest('hex').slice(0, 16)}`;
+  return `chunks_hnsw_${shortHash(model)}`;
 }
 
 /** Memory for building an HNSW graph in one go (the index is built once per model, then maintained). */

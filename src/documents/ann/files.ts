@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { shortHash } from '../vectors.ts';
 
 /** The folder of the vector indexes inside an embedded data folder (docs/configuration.md, "The data folder"). */
 export const VECTORS_DIR = 'vectors';
@@ -30,12 +31,11 @@ export interface IndexFiles {
 }
 
 const PLAIN = /^[A-Za-z0-9_-]{1,64}$/;
-const hash16 = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 /** `<data>/vectors/<tenant>/<sha256(model)[0:16]>.{usearch,keys,json}`; a tenant id that is not a plain name is hashed too. */
 export function indexFiles(dataDir: string, tenantId: string, model: string): IndexFiles {
-  const dir = path.join(dataDir, VECTORS_DIR, PLAIN.test(tenantId) ? tenantId : `t-${hash16(tenantId)}`);
-  const base = path.join(dir, hash16(model));
+  const dir = path.join(dataDir, VECTORS_DIR, PLAIN.test(tenantId) ? tenantId : `t-${shortHash(tenantId)}`);
+  const base = path.join(dir, shortHash(model));
   return { dir, index: `${base}.usearch`, keys: `${base}.keys`, sidecar: `${base}.json` };
 }
 
