@@ -56,13 +56,7 @@ async function orama(dir: string, create: boolean): Promise<Peer> {
   const schema = { id: 'string', title: 'string', content: 'string', embedding: 'vector[100]' } as const;
   const db = o.create({ schema });
   const file = path.join(dir, 'orama.json');
-  if (!create) {
-    // Written key by key (one JSON string of the whole index can pass V8's string limit at 100k documents).
-    const parts = JSON.parse(await fsp.readFile(`${file}.keys`, 'utf8')) as string[];
-    const raw: Record<string, unknown> = {};
-    for (const [i, k] of parts.entries()) raw[k] = JSON.parse(await fsp.readFile(`${file}.${i}`, 'utf8'));
-    o.load(db, raw as never);
-  }
+  if (!create) o.load(db, readSplit(file) as never);
   const hitIds = (r: { hits: { document: { id: string } }[] }) => r.hits.map((h) => h.document.id);
   return {
     async add(rows) {
@@ -70,10 +64,7 @@ async function orama(dir: string, create: boolean): Promise<Peer> {
     },
     async finish() {
       await fsp.mkdir(dir, { recursive: true });
-      const raw = (await o.save(db)) as unknown as Record<string, unknown>;
-      const keys = Object.keys(raw);
-      for (const [i, k] of keys.entries()) fs.writeFileSync(`${file}.${i}`, JSON.stringify(raw[k]));
-      fs.writeFileSync(`${file}.keys`, JSON.stringify(keys));
+      writeSplit(file, await o.save(db));
     },
     async search(mode, text, vector, k) {
       const vec = { value: Array.from(vector), property: 'embedding' };
@@ -83,4 +74,34 @@ async function orama(dir: string, create: boolean): Promise<Peer> {
     },
     async close() {},
   };
+}
+
+/**
+ * Orama's saved index as JSON files: a value whose JSON passes V8's string limit (~512 MB; its full-text index at 100k
+ * documents does) is written as `<file>.keys` (its kind and keys) and one file per key, recursively, so no single
+ * string is ever that long on the way out or back in.
+ */
+function writeSplit(file: string, value: unknown): void {
+  let json: string | null = null;
+  try {
+    json = JSON.stringify(value);
+  } catch (err) {
+    if (!(err instanceof RangeError) || value === null || typeof value !== 'object') throw err;
+  }
+  if (json !== null) {
+    fs.writeFileSync(file, json);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  fs.writeFileSync(`${file}.keys`, JSON.stringify({ array: Array.isArray(value), keys }));
+  for (const [i, k] of keys.entries()) writeSplit(`${file}.${i}`, obj[k]);
+}
+
+function readSplit(file: string): unknown {
+  if (!fs.existsSync(`${file}.keys`)) return JSON.parse(fs.readFileSync(file, 'utf8'));
+  const { array, keys } = JSON.parse(fs.readFileSync(`${file}.keys`, 'utf8')) as { array: boolean; keys: string[] };
+  const out: Record<string, unknown> = array ? ([] as unknown as Record<string, unknown>) : {};
+  for (const [i, k] of keys.entries()) out[k] = readSplit(`${file}.${i}`);
+  return out;
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { annFlush, annGraph } from '../../src/documents/ann/index.ts';
 import { indexFiles } from '../../src/documents/ann/files.ts';
+import { annStageKey, annStartsWide } from '../../src/documents/search/ann-plan.ts';
 import { type DocumentsDeps, searchPassages, upsertDocuments, type Viewer } from '../../src/documents/index.ts';
 import { ensureVectorIndex, indexName } from '../../src/documents/vectors.ts';
 import { type DatabaseExecutor, migrate, openPglite } from '../../src/platform/db/index.ts';
@@ -64,6 +65,23 @@ describe('embedded vector index (usearch) in memory', () => {
     }
     // The rare reader sees 6 documents: all of them, whatever the query.
     assert.deepEqual((await vectorIds(deps, docs[3]!.content, { principals: ['group:rare'] })).sort(), [0, 200, 400, 600, 800, 1000].map((i) => `acl-${i}`).sort());
+  });
+
+  it('widens a shallow first stage that came back short, and starts wide for a reader whose first stage mostly is', async () => {
+    const exact = exactDeps(db);
+    const few: Viewer = { principals: ['group:few'] };
+    const half: Viewer = { principals: ['*', 'public', 'group:half'] };
+    const keyOf = (viewer: Viewer) => annStageKey({ tenantId: T, query: '', limit: 10, viewer });
+    // ~42 of 1,200 documents: the first stage's 400 keys hold ~14 of the 100 the list wants, every time.
+    for (const i of [5, 75, 425, 725, 975]) {
+      const q = docs[i]!.content;
+      assert.deepEqual(await vectorIds(deps, q, few), await vectorIds(exact, q, few), `few: ${i}`);
+      assert.deepEqual(await vectorIds(deps, q, half), await vectorIds(exact, q, half), `half: ${i}`);
+    }
+    assert.equal(annStartsWide(deps.db, keyOf(few)), true);
+    assert.equal(annStartsWide(deps.db, keyOf(half)), false);
+    // Started wide, the answer is still the exact one.
+    assert.deepEqual(await vectorIds(deps, docs[1]!.content, few), await vectorIds(exact, docs[1]!.content, few));
   });
 
   it('keeps tenants apart: another tenant with the same documents has its own graph and never answers here', async () => {

@@ -1,17 +1,21 @@
 import { annGraph } from '../ann/index.ts';
-import type { DocumentsDeps } from '../types.ts';
+import { viewerKey } from '../acl.ts';
+import type { DocumentsDeps, SearchRequest } from '../types.ts';
 import { vectorLiteral } from '../vectors.ts';
 import type { VectorInput, VectorPlan } from './vector.ts';
 import { vecOrExact } from './filters.ts';
 import { sqlString } from './sql.ts';
 
 /**
- * With the reader's ACL or a filter, the graph is asked for this many times the depth (at least ANN_FILTERED_MIN_K):
- * the keys are resolved in ANN order and the first `depth` that pass are the list, so a reader who may see a share
- * s ≥ depth / k of the tenant gets their top k from the graph. One wide usearch search (~1 ms at k = 1000 over 100k
- * vectors) is cheaper than a probe statement per escalation step in PGlite; a reader who sees less gets the exact
- * branch, whose cost is the (small) number of chunks they may see.
+ * A filtered list (the reader's ACL or a request filter) is looked for in two stages. First the graph is asked for
+ * ANN_FILTERED_FIRST × depth keys (at least ANN_FILTERED_FIRST_MIN): a usearch search costs ~0.4-0.7 ms up to 400 keys
+ * over 100k vectors, but 2-5 ms at 1,000-1,600, and a reader who sees a quarter of the tenant or more finds `depth`
+ * passing chunks among them. When fewer pass, the statement is planned again (`wide`) with max(ANN_FILTERED_MIN_K,
+ * ANN_FILTERED_OVERSAMPLE × depth) keys and the exact fallback, so a reader who sees little still gets the true top k.
+ * docs/retrieval.md, "Filters and the vector list".
  */
+export const ANN_FILTERED_FIRST = 4;
+export const ANN_FILTERED_FIRST_MIN = 256;
 export const ANN_FILTERED_OVERSAMPLE = 16;
 export const ANN_FILTERED_MIN_K = 1000;
 
@@ -28,7 +32,8 @@ export async function annPlan(deps: DocumentsDeps, o: VectorInput): Promise<Vect
   const model = sqlString(o.model);
   const graph = await annGraph(deps, o.tenantId, o.model, dims);
   const filtered = filters.needsDoc;
-  const want = filtered ? Math.max(ANN_FILTERED_MIN_K, depth * ANN_FILTERED_OVERSAMPLE) : depth;
+  const wide = filtered && o.annWide === true;
+  const want = !filtered ? depth : wide ? Math.max(ANN_FILTERED_MIN_K, depth * ANN_FILTERED_OVERSAMPLE) : Math.max(ANN_FILTERED_FIRST_MIN, depth * ANN_FILTERED_FIRST);
   const k = Math.min(graph.size, want);
   const keys = graph.search(o.vector, k);
   // Every key of the graph was considered: the list is complete, no exact fallback needed.
@@ -36,7 +41,7 @@ export async function annPlan(deps: DocumentsDeps, o: VectorInput): Promise<Vect
   const v = `${p.add(vectorLiteral(o.vector, true))}::vector(${dims})`;
   const dist = (alias: string) => `(${alias}.embedding_vec::vector(${dims}) <=> ${v})`;
   const semanticSql = `CASE WHEN c.embedding_model = ${model} AND vector_dims(c.embedding_vec) = ${dims} THEN 1 - ${dist('c')} END`;
-  const base = { list: true, semanticSql, appCosine: null, boundedScan: null, efSearch: null };
+  const base = { list: true, semanticSql, appCosine: null, boundedScan: null, efSearch: null, widenBelow: null };
   // LATERAL keeps a nested loop over the keys in their order (sorted by ordinality first), so LIMIT stops at the
   // depth-th passing chunk instead of resolving every key.
   const annList = `SELECT x.id FROM unnest(${p.add(keys.map(String))}::bigint[]) WITH ORDINALITY u(seq, ord)
@@ -46,5 +51,51 @@ export async function annPlan(deps: DocumentsDeps, o: VectorInput): Promise<Vect
           ) x
           ORDER BY u.ord LIMIT ${depth}`;
   if (!filtered || exhausted) return { ...base, ctes: [`vec AS (${annList})`] };
+  // First stage: fewer than `depth` passing chunks here means "ask again, wider" (retrieve.ts), not "exact scan".
+  if (!wide) return { ...base, ctes: [`vec AS (${annList})`], widenBelow: depth };
   return { ...base, ctes: [`vec_ann AS (${annList})`, vecOrExact('vec_ann', { filters, tenant, model, depth, dist })] };
+}
+
+/**
+ * Per reader shape (tenant, view, filters, model), how often the first stage came back short lately: a reader whose
+ * first stage is short more often than not starts with the wide stage (one statement instead of two), and tries the
+ * first stage again every ANN_STAGE_RETRY-th query, so a view that widened since is noticed. Per database, bounded.
+ */
+const ANN_STAGE_MEMO_MAX = 1024;
+const ANN_STAGE_RETRY = 16;
+const stageMemo = new WeakMap<object, Map<string, { runs: number; short: number; wideRuns: number }>>();
+
+function stageEntry(db: object, key: string) {
+  let memo = stageMemo.get(db);
+  if (!memo) stageMemo.set(db, (memo = new Map()));
+  let e = memo.get(key);
+  if (!e) {
+    if (memo.size >= ANN_STAGE_MEMO_MAX) memo.delete(memo.keys().next().value as string);
+    memo.set(key, (e = { runs: 0, short: 0, wideRuns: 0 }));
+  }
+  return e;
+}
+
+/** The reader shape of a request, as the stage memo keys it. */
+export function annStageKey(req: SearchRequest): string {
+  return `${req.tenantId}|${req.queryModel ?? ''}|${req.viewer ? viewerKey(req.viewer) : ''}|${JSON.stringify([req.filters ?? null, req.sources ?? null])}`;
+}
+
+/** Whether this reader shape's filtered vector list should skip the shallow first stage. */
+export function annStartsWide(db: object, key: string): boolean {
+  const e = stageMemo.get(db)?.get(key);
+  if (!e || e.runs < 4 || e.short * 2 <= e.runs) return false;
+  e.wideRuns++;
+  return e.wideRuns % ANN_STAGE_RETRY !== 0;
+}
+
+/** Notes the outcome of a first stage (short: fewer than `depth` chunks passed); the last ~32 count. */
+export function annNoteStage(db: object, key: string, short: boolean): void {
+  const e = stageEntry(db, key);
+  if (e.runs >= 32) {
+    e.runs /= 2;
+    e.short /= 2;
+  }
+  e.runs++;
+  if (short) e.short++;
 }

@@ -2,6 +2,7 @@ import { Errors } from '../../platform/errors.ts';
 import { aclCondition, effectiveViewer } from '../acl.ts';
 import { resolveSettings } from '../settings.ts';
 import type { DocumentsDeps, SearchRequest } from '../types.ts';
+import { annNoteStage, annStageKey, annStartsWide } from './ann-plan.ts';
 import { planFilters } from './filters.ts';
 import { impactExact, type LexicalPlan, planLexical } from './lexical.ts';
 import { queryVector } from './query-vector.ts';
@@ -68,7 +69,7 @@ function candidateSql(o: { tenant: string; rowAcl: string | null; lexical: Lexic
  * over the query model's vectors (pgvector HNSW, or an exact dot-product scan where pgvector is absent), both
  * restricted by the filters and the reader's view before their LIMIT. Null when the query has no list at all.
  */
-export async function planStatement(deps: DocumentsDeps, req: SearchRequest): Promise<Statement | null> {
+export async function planStatement(deps: DocumentsDeps, req: SearchRequest, opts: { annWide?: boolean } = {}): Promise<Statement | null> {
   const mode = req.mode ?? 'hybrid';
   const limit = Math.max(1, Math.min(1000, Math.floor(req.limit)));
   const depths = req.candidates === undefined ? defaultDepths(limit) : null;
@@ -94,7 +95,7 @@ export async function planStatement(deps: DocumentsDeps, req: SearchRequest): Pr
   // An explicit `candidates` sets both depths; so does a query with no lexical list.
   const depth = lexical && depths ? depths.vector : k;
   const vector = qv
-    ? await planVector(deps, { ...qv, depth, tenant, tenantId: req.tenantId, filters, p, lexical: lexical !== null, corpusChunks: lex?.corpusChunks ?? null })
+    ? await planVector(deps, { ...qv, depth, tenant, tenantId: req.tenantId, filters, p, lexical: lexical !== null, corpusChunks: lex?.corpusChunks ?? null, annWide: opts.annWide })
     : null;
   const sql = candidateSql({ tenant, rowAcl, lexical, vector, vecText: vectorText(deps.db) });
   return { sql, params: p.values, lexical, vector, k, lists: (lexical ? 1 : 0) + (vector ? 1 : 0) };
@@ -141,10 +142,22 @@ async function scanWithin(deps: DocumentsDeps, st: Statement, scan: { chunks: nu
 
 /** The fused candidate set of one query (one SQL round trip after the term statistics), before ranking. */
 export async function retrieveCandidates(deps: DocumentsDeps, req: SearchRequest): Promise<RetrievedCandidates> {
-  const st = await planStatement(deps, req);
+  const stageKey = annStageKey(req);
+  let st = await planStatement(deps, req, { annWide: annStartsWide(deps.db, stageKey) });
   if (!st) return EMPTY;
-  const raw = await runStatement(deps, st, req.mode ?? 'hybrid');
+  let raw = await runStatement(deps, st, req.mode ?? 'hybrid');
   req.signal?.throwIfAborted();
+  const widenBelow = st.vector?.widenBelow;
+  if (widenBelow) {
+    // The embedded graph's shallow filtered stage found fewer passing chunks than the list's depth: again, wide.
+    const short = raw.filter((r) => r.in_vec === true).length < widenBelow;
+    annNoteStage(deps.db, stageKey, short);
+    if (short) {
+      st = (await planStatement(deps, req, { annWide: true })) ?? st;
+      raw = await runStatement(deps, st, req.mode ?? 'hybrid');
+      req.signal?.throwIfAborted();
+    }
+  }
   const rows = candidateRows(raw, st.vector?.appCosine ?? null);
   const impact = st.lexical?.impact;
   const lexScores = rows.filter((r) => r.in_lex).map((r) => r.lexical ?? 0);

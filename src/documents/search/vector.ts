@@ -43,6 +43,11 @@ export interface VectorPlan {
   readonly boundedScan: { readonly chunks: number; readonly ms: number } | null;
   /** The `hnsw.ef_search` the statement runs with (pgvector), else null. */
   readonly efSearch: number | null;
+  /**
+   * The embedded graph's first, shallow filtered stage (ann-plan.ts): when the list holds fewer chunks than this, the
+   * statement is planned again with `annWide`. Null when the list is complete as it stands.
+   */
+  readonly widenBelow: number | null;
 }
 
 export interface VectorInput {
@@ -58,6 +63,8 @@ export interface VectorInput {
   readonly lexical: boolean;
   /** The tenant's chunk count when the lexical path read it. */
   readonly corpusChunks: number | null;
+  /** A filtered list from the embedded graph asks for its wide stage at once (ann-plan.ts). */
+  readonly annWide?: boolean;
 }
 
 /**
@@ -77,7 +84,7 @@ function pgvectorPlan(deps: DocumentsDeps, o: VectorInput): VectorPlan {
   const v = `${o.p.add(vectorLiteral(o.vector, true))}::vector(${dims})`;
   const dist = (alias: string) => `(${alias}.embedding_vec::vector(${dims}) <=> ${v})`;
   const semanticSql = `CASE WHEN c.embedding_model = ${model} AND vector_dims(c.embedding_vec) = ${dims} THEN 1 - ${dist('c')} END`;
-  const base = { list: true, semanticSql, appCosine: null, boundedScan: null, efSearch: Math.max(40, Math.min(1000, depth * 2)) };
+  const base = { list: true, semanticSql, appCosine: null, boundedScan: null, efSearch: Math.max(40, Math.min(1000, depth * 2)), widenBelow: null };
   const walk = (gate = '', passes = '') => `SELECT c.id FROM chunks c
           WHERE ${gate}c.tenant_id = ${tenant} AND c.embedding_model = ${model}${passes}
           ORDER BY ${dist('c')} LIMIT ${depth}`;
@@ -101,7 +108,7 @@ function pgvectorPlan(deps: DocumentsDeps, o: VectorInput): VectorPlan {
 async function scanPlan(deps: DocumentsDeps, o: VectorInput): Promise<VectorPlan> {
   const { filters } = o;
   const dims = o.vector.length;
-  const none = { semanticSql: 'NULL::float8', appCosine: { model: o.model, vector: o.vector }, efSearch: null };
+  const none = { semanticSql: 'NULL::float8', appCosine: { model: o.model, vector: o.vector }, efSearch: null, widenBelow: null };
   const scanMax = deps.noPgvectorScanMax ?? NO_PGVECTOR_SCAN_MAX;
   if (o.lexical && o.corpusChunks !== null && o.corpusChunks > scanMax) return { ...none, ctes: [], list: false, boundedScan: null };
   const dot = `(SELECT sum(a * b) FROM unnest(c.embedding, ${o.p.add(vectorLiteral(o.vector, false))}::real[]) AS t(a, b))`;
