@@ -1,10 +1,10 @@
-import { annGraph } from '../ann/index.ts';
 import { viewerKey } from '../acl.ts';
+import { annGraph } from '../ann/index.ts';
 import type { DocumentsDeps, SearchRequest } from '../types.ts';
 import { vectorLiteral } from '../vectors.ts';
-import type { VectorInput, VectorPlan } from './vector.ts';
 import { vecOrExact } from './filters.ts';
 import { sqlString } from './sql.ts';
+import type { VectorInput, VectorPlan } from './vector.ts';
 
 /**
  * A filtered list (the reader's ACL or a request filter) is looked for in two stages. First the graph is asked for
@@ -66,13 +66,13 @@ const ANN_STAGE_RETRY = 16;
 const stageMemo = new WeakMap<object, Map<string, { runs: number; short: number; wideRuns: number }>>();
 
 function stageEntry(db: object, key: string) {
-  let memo = stageMemo.get(db);
-  if (!memo) stageMemo.set(db, (memo = new Map()));
-  let e = memo.get(key);
-  if (!e) {
-    if (memo.size >= ANN_STAGE_MEMO_MAX) memo.delete(memo.keys().next().value as string);
-    memo.set(key, (e = { runs: 0, short: 0, wideRuns: 0 }));
-  }
+  const memo = stageMemo.get(db) ?? new Map<string, { runs: number; short: number; wideRuns: number }>();
+  stageMemo.set(db, memo);
+  const found = memo.get(key);
+  if (found) return found;
+  if (memo.size >= ANN_STAGE_MEMO_MAX) memo.delete(memo.keys().next().value as string);
+  const e = { runs: 0, short: 0, wideRuns: 0 };
+  memo.set(key, e);
   return e;
 }
 

@@ -8,8 +8,8 @@ import { rankCandidates } from './rank.ts';
 import { retrieveCandidates } from './retrieve.ts';
 
 export { RESCORE_FACTOR } from './lexical.ts';
-export { embedQuery, QUERY_EMBED_TIMEOUT_MS } from './query-vector.ts';
 export { passagesOf } from './passages.ts';
+export { embedQuery, QUERY_EMBED_TIMEOUT_MS } from './query-vector.ts';
 export { DEFAULT_ALPHA, DEFAULT_FUSION, type RankedCandidate, type RetrievedCandidates, rankCandidates } from './rank.ts';
 export { defaultDepths, HYBRID_VECTOR_DEPTH, retrieveCandidates } from './retrieve.ts';
 export type { CandidateRow } from './rows.ts';

@@ -2,8 +2,8 @@ import type { Queryable } from '../../platform/db/index.ts';
 import { annServes } from '../ann/index.ts';
 import type { DocumentsDeps } from '../types.ts';
 import { vectorLiteral } from '../vectors.ts';
-import { type FilterPlan, vecOrExact } from './filters.ts';
 import { annPlan } from './ann-plan.ts';
+import { type FilterPlan, vecOrExact } from './filters.ts';
 import { type Params, sqlString } from './sql.ts';
 
 /**
