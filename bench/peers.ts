@@ -7,7 +7,7 @@
 // docs/benchmarks.md with ratios Atrium / peer. BENCH_PEERS_ENGINES=atrium,atrium-pg,lancedb,orama narrows
 // it; BENCH_PEERS_QUERIES (default 200; Orama runs a quarter of them: ~1 s each at 100k). Results are saved per
 // engine in .cache/peers/results-N.json (a run replaces the engines it runs and keeps the others' saved results);
-// `--report-only` writes the section again from them.
+// `--report-only` writes the section again from them; BENCH_PEERS_KEEP=1 keeps Atrium's data folder.
 // The corpus is described in bench/peers/corpus.ts.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -185,7 +185,9 @@ async function measureAtrium(production: boolean): Promise<EngineResult> {
     await server.stop();
     return { engine: production ? 'atrium-pg' : 'atrium', ingest, diskBytes: disk, peakRssBytes: peak, latency: lat, coldOpen, ndcg: await atriumQuality(), notes, load: loadNow() };
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    // BENCH_PEERS_KEEP=1 leaves the embedded data folder for a look at where the bytes went (its path is printed).
+    if (process.env.BENCH_PEERS_KEEP === '1') process.stderr.write(`atrium data folder kept: ${dataDir}\n`);
+    else fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -57,13 +57,16 @@ export function buildChunkRows(
   return { chunkRows, reindexed };
 }
 
-/** Inserts the chunk rows with their lexemes, term frequencies and lengths (BM25) and their vectors. */
+/**
+ * Inserts the chunk rows with their lexemes, term frequencies and lengths (BM25) and their vectors; answers each new
+ * chunk's `seq` by id (the embedded vector graph's key, src/documents/ann).
+ */
 export async function insertChunkRows(
   tx: Queryable,
   tenantId: string,
   chunkRows: ChunkRows,
   { ftsLanguage, embedderId, pgvector }: { ftsLanguage: string; embedderId: string | null; pgvector: boolean },
-): Promise<void> {
+): Promise<Map<string, number>> {
   // One tokenisation per chunk (title and text together, so the title's words count as the chunk's), read in one
   // pass: its lexemes (sorted, as the tsvector holds them) and their frequencies, aligned, and their sum (the BM25
   // length; an empty chunk gets empty arrays and 0). No tsvector is stored (migration 105): the
@@ -71,7 +74,7 @@ export async function insertChunkRows(
   // list, where the planner would evaluate to_tsvector once per reference. Each chunk copies its document's
   // acl_principals (migration 094; a trigger keeps the copy in step when the ACL changes later).
   const vecColumn = pgvector ? 'embedding_vec' : 'embedding';
-  await tx.query(
+  const r = await tx.query<{ id: string; seq: string | number }>(
     `INSERT INTO chunks (id, tenant_id, document_id, ordinal, content, heading, terms, tfs, length, ${vecColumn}, embedding_model, acl_principals)
      SELECT x.id, $1, x.doc, x.ord, x.content, x.heading, coalesce(t.terms, '{}'), coalesce(t.tfs, '{}'), coalesce(t.len, 0),
             x.vec::${pgvector ? 'vector' : 'real[]'}, CASE WHEN x.vec IS NOT NULL THEN $9::text END,
@@ -81,10 +84,12 @@ export async function insertChunkRows(
      CROSS JOIN LATERAL (
        SELECT array_agg(u.lexeme) AS terms, array_agg(u.tf) AS tfs, sum(u.tf) AS len
        FROM (SELECT lexeme, least(coalesce(array_length(positions, 1), 1), 32767)::smallint AS tf FROM unnest(v.fts)) u
-     ) t`,
+     ) t
+     RETURNING id, seq`,
     [tenantId, chunkRows.id, chunkRows.doc, chunkRows.ord, chunkRows.content, chunkRows.heading, chunkRows.text, ftsLanguage,
       embedderId, chunkRows.vec],
   );
+  return new Map(r.rows.map((x) => [x.id, Number(x.seq)]));
 }
 
 /** The text a chunk's lexemes come from: its document's title, then the chunk (a line break keeps their words apart). */

@@ -1,5 +1,5 @@
 import type { EmbeddingProvider } from '../embeddings/provider.ts';
-import { annAddChunks, annRemoveSeqs, annServes } from './ann/index.ts';
+import { annAddSeqs, annRemoveSeqs, annServes } from './ann/index.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { Errors } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -152,8 +152,9 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
     const written = await upsertRows(tx, tenantId, connectorId, toWrite, modelOf);
     const idByExt = new Map(written.map((w) => [w.external_id, w.id]));
     const { chunkRows, reindexed } = buildChunkRows(needsChunks, idByExt, chunked, vectorsOf, pgvector);
+    let seqOf = new Map<string, number>();
     if (chunkRows.id.length) {
-      await insertChunkRows(tx, tenantId, chunkRows, { ftsLanguage: settings.ftsLanguage, embedderId: embedder?.id ?? null, pgvector });
+      seqOf = await insertChunkRows(tx, tenantId, chunkRows, { ftsLanguage: settings.ftsLanguage, embedderId: embedder?.id ?? null, pgvector });
       await addTermStats(tx, tenantId, reindexed, deps.impactListSize);
     }
     const added = written.filter((w) => !old.has(w.external_id)).length;
@@ -164,13 +165,14 @@ async function storeOnce(deps: DocumentsDeps, input: StoreInput): Promise<Upsert
       documents: [...unchangedDocs, ...written],
       reindexed,
       embedded: embedder ? chunkRows.id.length : 0,
-      ann: { removedSeqs, chunkIds: chunkRows.vectors.length === chunkRows.id.length ? chunkRows.id : [], vectors: chunkRows.vectors },
+      // Every chunk of the batch has its vector, or none has (no embedder, or it failed): the graph takes them by seq.
+      ann: { removedSeqs, seqs: chunkRows.vectors.length === chunkRows.id.length ? chunkRows.id.map((id) => seqOf.get(id) ?? -1) : [], vectors: chunkRows.vectors },
     };
   });
   // The embedded vector index follows the committed transaction (src/documents/ann).
   const { ann, ...core } = result;
   await annRemoveSeqs(deps, tenantId, ann.removedSeqs);
-  if (embedder) await annAddChunks(deps, tenantId, embedder.id, ann.chunkIds, ann.vectors);
+  if (embedder) await annAddSeqs(deps, tenantId, embedder.id, ann.seqs, ann.vectors);
   await noteChunkWrites(db, newChunks);
   return core;
 }

@@ -52,6 +52,20 @@ export async function annAddChunks(deps: AnnDeps, tenantId: string, model: strin
   });
 }
 
+/** As annAddChunks, for chunks whose `seq`s the writer already has (the insert returned them); a negative seq is skipped. */
+export async function annAddSeqs(deps: AnnDeps, tenantId: string, model: string, seqs: readonly number[], vectors: readonly Float32Array[]): Promise<void> {
+  if (!annServes(deps) || seqs.length === 0) return;
+  const keep = seqs.flatMap((s, i) => (s >= 0 && vectors[i] ? [i] : []));
+  await guarded(deps, tenantId, () =>
+    registryOf(deps.db, deps.log).add(
+      tenantId,
+      model,
+      keep.map((i) => seqs[i] as number),
+      keep.map((i) => vectors[i] as Float32Array),
+    ),
+  );
+}
+
 /** After the transaction that deleted them committed: takes chunks (by `seq`) out of the tenant's graphs. */
 export async function annRemoveSeqs(deps: AnnDeps, tenantId: string, seqs: readonly (number | string)[]): Promise<void> {
   if (!annServes(deps) || seqs.length === 0) return;
