@@ -51,7 +51,8 @@ describe('atrium finds the local running service', () => {
     // The record is written once the service listens, just after /v1/health starts answering.
     let names: string[] = [];
     for (let i = 0; i < 300 && names.length === 0; i++) {
-      names = await fs.readdir(running).catch(() => []);
+      // The record is written to a temporary name and renamed: only the renamed `<pid>.json` counts.
+      names = (await fs.readdir(running).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
       if (names.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     const [name] = names;
