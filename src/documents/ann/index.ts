@@ -38,31 +38,24 @@ export async function annAddChunks(deps: AnnDeps, tenantId: string, model: strin
       [tenantId, [...chunkIds], model],
     );
     const seqOf = new Map(r.rows.map((x) => [x.id, Number(x.seq)]));
-    const seqs: number[] = [];
-    const vecs: Float32Array[] = [];
-    chunkIds.forEach((id, i) => {
-      const seq = seqOf.get(id);
-      const v = vectors[i];
-      if (seq !== undefined && v) {
-        seqs.push(seq);
-        vecs.push(v);
-      }
-    });
-    await registryOf(deps.db, deps.log).add(tenantId, model, seqs, vecs);
+    await addPairs(deps, tenantId, model, chunkIds.map((id) => seqOf.get(id) ?? -1), vectors);
   });
 }
 
 /** As annAddChunks, for chunks whose `seq`s the writer already has (the insert returned them); a negative seq is skipped. */
 export async function annAddSeqs(deps: AnnDeps, tenantId: string, model: string, seqs: readonly number[], vectors: readonly Float32Array[]): Promise<void> {
   if (!annServes(deps) || seqs.length === 0) return;
+  await guarded(deps, tenantId, () => addPairs(deps, tenantId, model, seqs, vectors));
+}
+
+/** Adds the (seq, vector) pairs that have both: a negative seq (a chunk not found) or a missing vector is skipped. */
+function addPairs(deps: AnnDeps, tenantId: string, model: string, seqs: readonly number[], vectors: readonly (Float32Array | undefined)[]): Promise<void> {
   const keep = seqs.flatMap((s, i) => (s >= 0 && vectors[i] ? [i] : []));
-  await guarded(deps, tenantId, () =>
-    registryOf(deps.db, deps.log).add(
-      tenantId,
-      model,
-      keep.map((i) => seqs[i] as number),
-      keep.map((i) => vectors[i] as Float32Array),
-    ),
+  return registryOf(deps.db, deps.log).add(
+    tenantId,
+    model,
+    keep.map((i) => seqs[i] as number),
+    keep.map((i) => vectors[i] as Float32Array),
   );
 }
 
